@@ -1,0 +1,1 @@
+"""The device program: event loop, event store, config, command line, phone page."""

@@ -1,0 +1,1 @@
+"""LED pegboard (hole -> LED mapping, rendering, strip backends) and buttons."""

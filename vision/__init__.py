@@ -1,0 +1,1 @@
+"""Camera sources, card detection and recognition, table zones, frame-to-event tracking."""
