@@ -1,0 +1,223 @@
+"""Game events: the lines of the JSON Lines log in CONTRACT.md, as typed immutable values.
+
+Parsing checks the *shape* of an event (its type, fields and their types);
+whether the event is allowed now is the game's business (``engine.game``).
+Keys beyond the contract's are ignored, so tools may annotate events
+(a timestamp, a camera frame number) without breaking older readers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.cards import Card
+from engine.errors import EventError
+from engine.rules import Rules
+
+__all__ = [
+    "Event", "NewGame", "Deal", "Starter", "Play", "Go", "Show", "Crib", "Claim", "Muggins",
+    "Adjust", "parse_event", "parse_line",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    players: tuple[str, ...]
+    rules: Rules
+    rules_json: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "new_game", "players": list(self.players), "rules": dict(self.rules_json)}
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    dealer: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "deal"}
+        if self.dealer is not None:
+            out["dealer"] = self.dealer
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Starter:
+    card: Card
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "starter", "card": str(self.card)}
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    player: str
+    card: Card
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "play", "player": self.player, "card": str(self.card)}
+
+
+@dataclass(frozen=True, slots=True)
+class Go:
+    player: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "go", "player": self.player}
+
+
+@dataclass(frozen=True, slots=True)
+class Show:
+    player: str
+    cards: tuple[Card, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "show", "player": self.player, "cards": [str(c) for c in self.cards]}
+
+
+@dataclass(frozen=True, slots=True)
+class Crib:
+    cards: tuple[Card, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "crib", "cards": [str(c) for c in self.cards]}
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    player: str
+    points: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "claim", "player": self.player, "points": self.points}
+
+
+@dataclass(frozen=True, slots=True)
+class Muggins:
+    player: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "muggins", "player": self.player}
+
+
+@dataclass(frozen=True, slots=True)
+class Adjust:
+    player: str
+    points: int
+    reason: str = "adjust"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "adjust", "player": self.player, "points": self.points,
+                "reason": self.reason}
+
+
+Event = NewGame | Deal | Starter | Play | Go | Show | Crib | Claim | Muggins | Adjust
+
+
+def parse_line(line: str) -> Event:
+    """Parses one JSONL line; a line that is not a JSON object is an ``EventError``."""
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise EventError(f"not valid JSON ({exc.msg} at column {exc.colno}): {line.strip()!r}")\
+            from None
+    return parse_event(data)
+
+
+def parse_event(data: Any) -> Event:
+    """Parses one event object (a dict from JSON) into its typed event."""
+    if not isinstance(data, Mapping):
+        raise EventError(f"an event must be a JSON object, not {data!r}")
+    kind = data.get("type")
+    parser = _PARSERS.get(kind) if isinstance(kind, str) else None
+    if parser is None:
+        raise EventError(
+            f"unknown event type {kind!r} (known: {', '.join(_PARSERS)})"
+        )
+    return parser(data)
+
+
+def _field(data: Mapping[str, Any], key: str) -> Any:
+    if key not in data:
+        raise EventError(f"{data.get('type')} event needs {key!r}: {dict(data)!r}")
+    return data[key]
+
+
+def _name(data: Mapping[str, Any], key: str = "player") -> str:
+    value = _field(data, key)
+    if not isinstance(value, str) or not value.strip():
+        raise EventError(f"{data.get('type')}.{key} must be a player's name, not {value!r}")
+    return value
+
+
+def _int(data: Mapping[str, Any], key: str) -> int:
+    value = _field(data, key)
+    if type(value) is not int:
+        raise EventError(f"{data.get('type')}.{key} must be a whole number, not {value!r}")
+    return value
+
+
+def _card(value: Any, where: str) -> Card:
+    if not isinstance(value, str):
+        raise EventError(f"{where} must be a card like \"5H\", not {value!r}")
+    return Card.parse(value)
+
+
+def _cards(data: Mapping[str, Any], key: str = "cards") -> tuple[Card, ...]:
+    value = _field(data, key)
+    where = f"{data.get('type')}.{key}"
+    if not isinstance(value, list):
+        raise EventError(f"{where} must be a list of cards, not {value!r}")
+    return tuple(_card(v, where) for v in value)
+
+
+def _new_game(data: Mapping[str, Any]) -> NewGame:
+    players = _field(data, "players")
+    if not isinstance(players, list) or not all(isinstance(p, str) and p.strip()
+                                                 for p in players):
+        raise EventError(f"new_game.players must be a list of names, not {players!r}")
+    if not 2 <= len(players) <= 4:
+        raise EventError(f"cribbage is for 2, 3 or 4 players, not {len(players)}: {players!r}")
+    if len(set(players)) != len(players):
+        raise EventError(f"new_game.players names a player twice: {players!r}")
+    rules_json = data.get("rules", {})
+    rules = Rules.from_json(rules_json, players=len(players))
+    return NewGame(tuple(players), rules, dict(rules_json))
+
+
+def _deal(data: Mapping[str, Any]) -> Deal:
+    return Deal(_name(data, "dealer") if data.get("dealer") is not None else None)
+
+
+def _adjust(data: Mapping[str, Any]) -> Adjust:
+    points = _int(data, "points")
+    if points == 0:
+        raise EventError(f"adjust.points must not be 0: {dict(data)!r}")
+    reason = data.get("reason", "adjust")
+    if not isinstance(reason, str):
+        raise EventError(f"adjust.reason must be text, not {reason!r}")
+    return Adjust(_name(data), points, reason)
+
+
+def _claim(data: Mapping[str, Any]) -> Claim:
+    points = _int(data, "points")
+    if points < 0:
+        raise EventError(f"claim.points must not be negative, not {points!r}")
+    return Claim(_name(data), points)
+
+
+_PARSERS = {
+    "new_game": _new_game,
+    "deal": _deal,
+    "starter": lambda d: Starter(_card(_field(d, "card"), "starter.card")),
+    "play": lambda d: Play(_name(d), _card(_field(d, "card"), "play.card")),
+    "go": lambda d: Go(_name(d)),
+    "show": lambda d: Show(_name(d), _cards(d)),
+    "crib": lambda d: Crib(_cards(d)),
+    "claim": _claim,
+    "muggins": lambda d: Muggins(_name(d)),
+    "adjust": _adjust,
+}

@@ -1,0 +1,898 @@
+"""The game: folding the event log of CONTRACT.md into scores, pegs and match results.
+
+The engine never sees a player's hand, only the cards laid. Under the
+must-play rule that is enough: a card that does not fit the count means the
+count closed first, a card laid by someone later in the rotation means the
+players skipped could not play, and a skipped player who later lays a card
+that would have fitted has reneged (RULES.md section 8, item 4).
+
+``Game.apply`` either applies a whole event or raises and leaves the game as
+it was, so the device can reject a card at the table and carry on.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import Card, format_cards
+from engine.errors import (
+    EngineError,
+    EventError,
+    GameOverError,
+    IllegalEventError,
+    RulesError,
+)
+from engine.events import (
+    Adjust,
+    Claim,
+    Crib,
+    Deal,
+    Event,
+    Go,
+    Muggins,
+    NewGame,
+    Play,
+    Show,
+    Starter,
+    parse_event,
+    parse_line,
+)
+from engine.pegging import peg_items
+from engine.rules import RESULTS, Rules
+from engine.show import score_show
+
+__all__ = ["Game", "Side", "Pegged", "GameResult", "LogError"]
+
+_CARDS_IN_PLAY = 4
+_NEVER = 0  # "never passed over": no card's value is this small
+# Points that the stink hole refuses to a side one short of the game hole.
+_STINK_REASONS = frozenset({"go", "last_card", "his_heels"})
+
+
+class LogError(EngineError):
+    """An event log that cannot be folded: ``event`` is the 0-based line, ``rule`` what broke."""
+
+    def __init__(self, event: int, rule: str, message: str) -> None:
+        super().__init__(f"line {event + 1} (event {event}): {rule}: {message}")
+        self.event = event
+        self.rule = rule
+        self.detail = message
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """A peg track: one player, or two partners. ``pegs`` is (front, back)."""
+
+    name: str
+    players: tuple[str, ...]
+    score: int
+    pegs: tuple[int, int]
+    result: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "players": list(self.players),
+                               "score": self.score, "pegs": list(self.pegs)}
+        if self.result is not None:
+            out["result"] = self.result
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Pegged:
+    """Points moved onto a side's track by one event."""
+
+    event: int
+    side: str
+    player: str | None
+    points: int
+    reason: str
+    words: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"event": self.event, "side": self.side, "points": self.points,
+                               "reason": self.reason}
+        if self.player is not None:
+            out["player"] = self.player
+        if self.words:
+            out["words"] = self.words
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """A finished game of a match."""
+
+    winner: str
+    result: str
+    value: int
+    scores: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"winner": self.winner, "result": self.result}
+
+
+@dataclass(frozen=True, slots=True)
+class _Award:
+    """Points an event earns for one player, before muggins decides whether they are pegged."""
+
+    player: int
+    reason: str
+    points: int
+    words: str = ""
+
+
+@dataclass(slots=True)
+class _Pending:
+    """Points a player may claim (muggins on): ``true`` is what the event earned them."""
+
+    reason: str
+    true: int
+    words: str
+
+
+@dataclass(slots=True)
+class _LastClaim:
+    claimant: int
+    missed_holes: int
+    words: str
+
+
+@dataclass(slots=True)
+class _State:
+    """Everything the fold changes. Copied before each event so a rejected event changes nothing."""
+
+    players: tuple[str, ...] = ()
+    rules: Rules = field(default_factory=Rules)
+    side_of: tuple[int, ...] = ()
+    side_names: tuple[str, ...] = ()
+    side_players: tuple[tuple[str, ...], ...] = ()
+    phase: str = "new_game"
+    scores: list[int] = field(default_factory=list)
+    fronts: list[int] = field(default_factory=list)
+    backs: list[int] = field(default_factory=list)
+    winner: int | None = None
+    side_results: list[str | None] = field(default_factory=list)
+    dealer: int | None = None
+    last_dealer: int | None = None
+    starter: Card | None = None
+    laid: list[list[Card]] = field(default_factory=list)
+    used: set[Card] = field(default_factory=set)
+    pile: list[Card] = field(default_factory=list)
+    count: int = 0
+    last: int | None = None
+    turn: int | None = None
+    gone: set[int] = field(default_factory=set)
+    slack: list[int] = field(default_factory=list)
+    skipped_at: list[int] = field(default_factory=list)
+    show_order: tuple[int, ...] = ()
+    show_pos: int = 0
+    pending: dict[int, _Pending] = field(default_factory=dict)
+    last_claim: _LastClaim | None = None
+    records: list[Pegged] = field(default_factory=list)
+    finished: list[GameResult] = field(default_factory=list)
+    games_started: int = 0
+    game_start: int = 0  # index in records where the current game begins
+
+    def clone(self) -> _State:
+        other = copy.copy(self)
+        other.scores, other.fronts, other.backs = self.scores[:], self.fronts[:], self.backs[:]
+        other.side_results = self.side_results[:]
+        other.laid = [cards[:] for cards in self.laid]
+        other.used, other.gone = set(self.used), set(self.gone)
+        other.pile, other.slack, other.skipped_at = self.pile[:], self.slack[:], self.skipped_at[:]
+        other.pending = {p: copy.copy(v) for p, v in self.pending.items()}
+        other.records, other.finished = self.records[:], self.finished[:]
+        return other
+
+
+class Game:
+    """A cribbage game (and the match it belongs to), folded from events.
+
+    >>> game = Game.replay([
+    ...     {"type": "new_game", "players": ["Ann", "Bob"]},
+    ...     {"type": "deal", "dealer": "Ann"},
+    ...     {"type": "starter", "card": "JH"},
+    ... ])
+    >>> [side.score for side in game.sides], game.next
+    ([2, 0], 'Bob to lead the play')
+    """
+
+    def __init__(self) -> None:
+        self._s = _State()
+        self._events = 0
+
+    # -- folding ---------------------------------------------------------------
+
+    @classmethod
+    def replay(cls, lines: Iterable[str | Mapping[str, Any] | Event]) -> Game:
+        """Folds a whole log (JSONL lines, dicts or events); a bad line raises ``LogError``."""
+        game = cls()
+        for number, line in enumerate(lines):
+            if isinstance(line, str) and not line.strip():
+                game._events = number + 1
+                continue
+            game.apply(line, number=number)
+        return game
+
+    def apply(self, event: str | Mapping[str, Any] | Event, *,
+              number: int | None = None) -> tuple[Pegged, ...]:
+        """Applies one event and returns what it pegged; on error nothing changes.
+
+        ``number`` is the event's line in the log (defaults to the next one).
+        Errors are ``LogError`` naming that line and the rule broken.
+        """
+        number = self._events if number is None else number
+        backup = self._s.clone()
+        before = len(self._s.records)
+        try:
+            parsed = _parse(event)
+            self._apply(parsed, number)
+        except EngineError as exc:
+            self._s = backup
+            rule = getattr(exc, "rule", None) or _rule_of(exc)
+            raise LogError(number, rule, str(exc)) from exc
+        self._events = number + 1
+        return tuple(self._s.records[before:])
+
+    def _apply(self, event: Event, number: int) -> None:
+        s = self._s
+        if not isinstance(event, Claim | Muggins):
+            s.pending.clear()
+            s.last_claim = None
+        if isinstance(event, NewGame):
+            self._new_game(event)
+            return
+        if s.phase == "new_game":
+            raise IllegalEventError("no_game", "the log must start with a new_game event")
+        if s.phase == "over":
+            raise GameOverError(
+                f"the game is over ({self._winner_words()}); only a new_game for the next "
+                "game of the match may follow"
+            )
+        handler = _HANDLERS[type(event)]
+        handler(self, event, number)
+
+    # -- state for readers -----------------------------------------------------
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self._s.players
+
+    @property
+    def rules(self) -> Rules:
+        return self._s.rules
+
+    @property
+    def phase(self) -> str:
+        """One of new_game, deal, starter, play, show, crib, over."""
+        return self._s.phase
+
+    @property
+    def sides(self) -> tuple[Side, ...]:
+        s = self._s
+        return tuple(
+            Side(s.side_names[i], s.side_players[i], s.scores[i], (s.fronts[i], s.backs[i]),
+                 s.side_results[i])
+            for i in range(len(s.side_names))
+        )
+
+    def side_of(self, player: str) -> Side:
+        return self.sides[self._s.side_of[self._index(player)]]
+
+    @property
+    def dealer(self) -> str | None:
+        return None if self._s.dealer is None else self._s.players[self._s.dealer]
+
+    @property
+    def starter(self) -> Card | None:
+        return self._s.starter
+
+    @property
+    def count(self) -> int:
+        """The running count of the play."""
+        return self._s.count
+
+    @property
+    def pile(self) -> tuple[Card, ...]:
+        """The cards of the current count, oldest first."""
+        return tuple(self._s.pile)
+
+    def laid(self, player: str) -> tuple[Card, ...]:
+        """The cards ``player`` has laid in this deal's play."""
+        return tuple(self._s.laid[self._index(player)]) if self._s.laid else ()
+
+    @property
+    def turn(self) -> str | None:
+        """Who acts next: to play, to show, the dealer for the crib and the deal."""
+        s = self._s
+        index: int | None
+        if s.phase == "play":
+            index = s.turn
+        elif s.phase == "show":
+            index = s.show_order[s.show_pos]
+        elif s.phase in ("crib", "starter"):
+            index = s.dealer
+        elif s.phase == "deal":
+            index = self._next_dealer()
+        else:
+            index = None
+        return None if index is None else s.players[index]
+
+    @property
+    def winner(self) -> str | None:
+        s = self._s
+        return None if s.winner is None else s.side_names[s.winner]
+
+    @property
+    def result(self) -> str | None:
+        """The worst result against any losing side: win, skunk or double_skunk."""
+        s = self._s
+        if s.winner is None:
+            return None
+        worst = max(RESULTS.index(r) for i, r in enumerate(s.side_results)
+                    if i != s.winner and r is not None)
+        return RESULTS[worst]
+
+    @property
+    def points(self) -> tuple[Pegged, ...]:
+        """Every score pegged in the current game, in order."""
+        return tuple(self._s.records[self._s.game_start:])
+
+    @property
+    def match(self) -> tuple[GameResult, ...]:
+        """The finished games of the match, the current one included once it is over."""
+        return tuple(self._s.finished)
+
+    @property
+    def match_points(self) -> dict[str, int]:
+        points = {name: 0 for name in self._s.side_names}
+        for game in self._s.finished:
+            points[game.winner] += game.value
+        return points
+
+    @property
+    def awaiting_claim(self) -> tuple[str, ...]:
+        """Players who may claim now (muggins games)."""
+        return tuple(self._s.players[p] for p in self._s.pending)
+
+    @property
+    def next(self) -> str:
+        """What the engine waits for, in words."""
+        s = self._s
+        if s.phase == "new_game":
+            return "a new_game event"
+        if s.phase == "over":
+            return (f"game over: {self._winner_words()}; a new_game with the same players "
+                    "starts the next game")
+        claim = ""
+        if s.pending:
+            names = " or ".join(s.players[p] for p in s.pending)
+            claim = f"a claim from {names}, or "
+        turn = self.turn
+        if s.phase == "deal":
+            return f"{claim}the deal ({turn} deals)"
+        if s.phase == "starter":
+            return f"{claim}the starter card"
+        if s.phase == "play":
+            if not s.pile:
+                return f"{claim}{turn} to lead the play" if not any(s.laid) else \
+                    f"{claim}{turn} to lead a new count"
+            return f"{claim}{turn} to play or go (count {s.count})"
+        if s.phase == "show":
+            return f"{claim}{turn}'s show"
+        return f"{claim}the crib ({turn}'s)"
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``replay --json`` object of CONTRACT.md."""
+        out: dict[str, Any] = {
+            "sides": [side.to_json() for side in self.sides],
+            "points": [r.to_json() for r in self.points],
+            "winner": self.winner,
+            "result": self.result,
+            "next": self.next,
+        }
+        if len(self._s.finished) > 1 or (self._s.games_started > 1):
+            out["match"] = {
+                "games": [g.to_json() for g in self._s.finished],
+                "points": self.match_points,
+            }
+        return out
+
+    # -- internals -------------------------------------------------------------
+
+    def _index(self, name: str) -> int:
+        try:
+            return self._s.players.index(name)
+        except ValueError:
+            raise IllegalEventError(
+                "unknown_player",
+                f"unknown player {name!r} (players: {', '.join(self._s.players)})",
+            ) from None
+
+    def _winner_words(self) -> str:
+        return f"{self.winner} won" + ("" if self.result == "win" else f" ({self.result})")
+
+    def _expect(self, phase: str, what: str) -> None:
+        if self._s.phase != phase:
+            raise IllegalEventError(
+                "out_of_order", f"{what} is not expected now: the engine is waiting for {self.next}"
+            )
+
+    def _next_dealer(self) -> int | None:
+        s = self._s
+        if s.dealer is not None:
+            return (s.dealer + 1) % len(s.players)
+        if s.last_dealer is None or not s.finished:
+            return None
+        # The loser of the last game deals first; with several, the first left of the dealer.
+        last_winner = s.finished[-1].winner
+        n = len(s.players)
+        for step in range(1, n + 1):
+            player = (s.last_dealer + step) % n
+            if s.side_names[s.side_of[player]] != last_winner:
+                return player
+        return None
+
+    def _new_game(self, event: NewGame) -> None:
+        s = self._s
+        if s.phase not in ("new_game", "over"):
+            raise IllegalEventError(
+                "game_in_progress",
+                f"a new_game while a game is in progress (waiting for {self.next})",
+            )
+        if s.phase == "over" and (
+            event.players != s.players or event.rules.partnership != s.rules.partnership
+        ):
+            raise GameOverError(
+                "the next game of a match needs the same players in the same order "
+                f"({', '.join(s.players)}) and the same partnership; start a new log "
+                "for a new match"
+            )
+        players = event.players
+        if event.rules.partnership:
+            side_of = (0, 1, 0, 1)
+            side_players = ((players[0], players[2]), (players[1], players[3]))
+        else:
+            side_of = tuple(range(len(players)))
+            side_players = tuple((p,) for p in players)
+        sides = len(side_players)
+        s.players, s.rules, s.side_of = players, event.rules, side_of
+        s.side_players = side_players
+        s.side_names = tuple(" & ".join(names) for names in side_players)
+        s.scores, s.fronts, s.backs = [0] * sides, [0] * sides, [0] * sides
+        s.side_results = [None] * sides
+        s.winner = None
+        s.last_dealer = s.dealer
+        s.dealer = None
+        s.phase = "deal"
+        s.games_started += 1
+        s.game_start = len(s.records)
+
+    def _deal(self, event: Deal, number: int) -> None:
+        s = self._s
+        self._expect("deal", "a deal")
+        expected = self._next_dealer()
+        if event.dealer is None:
+            if expected is None:
+                raise IllegalEventError("first_dealer",
+                                        "the first deal must name its dealer (deal.dealer)")
+            dealer = expected
+        else:
+            dealer = self._index(event.dealer)
+            if expected is not None and dealer != expected:
+                raise IllegalEventError(
+                    "wrong_dealer",
+                    f"{event.dealer} cannot deal: it is {s.players[expected]}'s deal",
+                )
+        n = len(s.players)
+        s.dealer = dealer
+        s.starter = None
+        s.laid = [[] for _ in range(n)]
+        s.used = set()
+        s.slack = [_NEVER] * n
+        s.skipped_at = [0] * n
+        self._reset_count(leader=(dealer + 1) % n)
+        s.show_order = tuple((dealer + 1 + i) % n for i in range(n))
+        s.show_pos = 0
+        s.phase = "starter"
+        if s.rules.dealer_bonus:
+            self._peg(dealer, number, "dealer_bonus", s.rules.dealer_bonus,
+                      f"{s.rules.dealer_bonus} for the deal")
+
+    def _starter(self, event: Starter, number: int) -> None:
+        s = self._s
+        self._expect("starter", "a starter")
+        assert s.dealer is not None
+        s.starter = event.card
+        s.used.add(event.card)
+        s.phase = "play"
+        if event.card.rank == 11:
+            award = _Award(s.dealer, "his_heels", 2, "two for his heels")
+            self._award(number, [award], claimable=s.rules.muggins_heels)
+
+    # -- the play --------------------------------------------------------------
+
+    def _holders(self) -> list[int]:
+        s = self._s
+        return [p for p in range(len(s.players)) if len(s.laid[p]) < _CARDS_IN_PLAY]
+
+    def _candidates(self) -> list[int]:
+        """Players who may still lay a card on this count, in seat order."""
+        s = self._s
+        stops = s.last if self._last_player_stops() else None
+        return [p for p in self._holders() if p not in s.gone and p != stops]
+
+    def _last_player_stops(self) -> bool:
+        s = self._s
+        return not s.rules.last_player_continues and len(s.players) > 2
+
+    def _rotation_from(self, start: int) -> list[int]:
+        n = len(self._s.players)
+        return [(start + i) % n for i in range(n)]
+
+    def _skip(self, players: Iterable[int]) -> None:
+        """Marks players passed over on this count: they could not play at it."""
+        s = self._s
+        for p in players:
+            s.gone.add(p)
+            if 31 - s.count > s.slack[p]:
+                s.slack[p] = 31 - s.count
+                s.skipped_at[p] = s.count
+
+    def _reset_count(self, *, leader: int) -> None:
+        s = self._s
+        s.pile.clear()
+        s.count = 0
+        s.last = None
+        s.gone.clear()
+        s.turn = leader
+
+    def _leader_after(self, player: int) -> int:
+        """Leads the next count: the first player left of ``player`` still holding cards."""
+        holders = set(self._holders())
+        for p in self._rotation_from(player + 1):
+            if p in holders:
+                return p
+        return player
+
+    def _close_count(self) -> list[_Award]:
+        """Ends the current count short of 31: the last player pegs one for the go."""
+        s = self._s
+        assert s.last is not None
+        last = s.last
+        self._reset_count(leader=self._leader_after(last))
+        return [_Award(last, "go", 1, "one for the go")]
+
+    def _play(self, event: Play, number: int) -> None:
+        s = self._s
+        p = self._index(event.player)
+        card = event.card
+        name = event.player
+        if s.phase == "show" or s.phase == "crib":
+            raise IllegalEventError("play_over", f"{name} cannot lay {card}: the play is over "
+                                                 f"(waiting for {self.next})")
+        self._expect("play", f"{name}'s card {card}")
+        if card == s.starter:
+            raise IllegalEventError("starter_laid",
+                                    f"{card} is the starter: it cannot be laid by {name}")
+        if card in s.used:
+            raise IllegalEventError("card_laid_twice", f"{card} has already been laid this deal")
+        if len(s.laid[p]) >= _CARDS_IN_PLAY:
+            raise IllegalEventError("no_cards_left",
+                                    f"{name} has already laid all {_CARDS_IN_PLAY} cards")
+        awards: list[_Award] = []
+        if s.pile:
+            candidates = self._candidates()
+            if s.count + card.value > 31:
+                self._skip(candidates)
+                awards += self._close_count()
+            elif p not in candidates and p not in s.gone:
+                # Under last_player_continues=false the turn came back to the last player.
+                self._skip_to(candidates, name, card)
+                awards += self._close_count()
+            elif p in candidates:
+                order = self._rotation_from(s.turn if s.turn is not None else p)
+                passed = [q for q in order[: order.index(p)] if q in candidates]
+                self._skip_to(passed, name, card)
+        if not s.pile and p != s.turn:
+            assert s.turn is not None
+            raise IllegalEventError(
+                "out_of_turn",
+                f"{name} cannot lead {card}: {s.players[s.turn]} leads the "
+                f"{'play' if not any(s.laid) else 'next count'}",
+            )
+        if card.value <= s.slack[p]:
+            raise IllegalEventError(
+                "renege",
+                f"{name} lays {card}, which would have fitted the count of {s.skipped_at[p]} "
+                f"when {name} was passed over (must play when able)",
+            )
+        s.pile.append(card)
+        s.laid[p].append(card)
+        s.used.add(card)
+        s.count += card.value
+        s.last = p
+        awards += [_Award(p, item.reason, item.points, item.words()) for item in peg_items(s.pile)]
+        if not self._holders():
+            if s.count != 31:
+                awards.append(_Award(p, "last_card", 1, "one for last"))
+            self._reset_count(leader=p)
+            s.turn = None
+            s.phase = "show"
+        elif s.count == 31:
+            self._reset_count(leader=self._leader_after(p))
+        else:
+            self._advance_turn(p)
+            if s.turn is None:
+                awards += self._close_count()
+        self._award(number, awards, claimable=True, actor=p)
+
+    def _skip_to(self, passed: list[int], name: str, card: Card) -> None:
+        """Passes over ``passed`` so that ``name`` can lay ``card``; only possible past 21."""
+        s = self._s
+        if passed and s.count <= 21:
+            raise IllegalEventError(
+                "out_of_turn",
+                f"{name} cannot lay {card}: it is {s.players[passed[0]]}'s turn, and at a count "
+                f"of {s.count} every card fits",
+            )
+        self._skip(passed)
+
+    def _advance_turn(self, after: int) -> None:
+        """Gives the turn to the next player who may still play; None when nobody can."""
+        s = self._s
+        candidates = set(self._candidates())
+        s.turn = next((q for q in self._rotation_from(after + 1) if q in candidates), None)
+
+    def _go(self, event: Go, number: int) -> None:
+        s = self._s
+        p = self._index(event.player)
+        name = event.player
+        self._expect("play", f"{name}'s go")
+        if len(s.laid[p]) >= _CARDS_IN_PLAY:
+            raise IllegalEventError("no_cards_left", f"{name} has no cards left to say go with")
+        if s.count <= 21:
+            raise IllegalEventError(
+                "impossible_go",
+                f"{name} cannot say go at a count of {s.count}: every card fits a count of 21 "
+                "or less",
+            )
+        if p in s.gone:
+            raise IllegalEventError("out_of_turn", f"{name} has already said go on this count")
+        if p != s.turn:
+            assert s.turn is not None
+            raise IllegalEventError("out_of_turn",
+                                    f"{name} cannot say go: it is {s.players[s.turn]}'s turn")
+        self._skip([p])
+        self._advance_turn(p)
+        awards = self._close_count() if s.turn is None else []
+        self._award(number, awards, claimable=True)
+
+    # -- the show --------------------------------------------------------------
+
+    def _show(self, event: Show, number: int) -> None:
+        s = self._s
+        p = self._index(event.player)
+        name = event.player
+        self._expect("show", f"{name}'s show")
+        expected = s.show_order[s.show_pos]
+        if p != expected:
+            raise IllegalEventError(
+                "counting_order",
+                f"{name}'s show is out of order: {s.players[expected]} counts next "
+                "(left of the dealer first, the dealer last)",
+            )
+        cards = event.cards
+        self._check_four(cards, f"{name}'s show")
+        laid = s.laid[p]
+        if set(cards) != set(laid):
+            raise IllegalEventError(
+                "show_cards",
+                f"{name} shows {format_cards(cards)} but laid {format_cards(laid)} in the play",
+            )
+        assert s.starter is not None
+        score = score_show(cards, s.starter)
+        s.show_pos += 1
+        if s.show_pos == len(s.show_order):
+            s.phase = "crib"
+        self._award(number, [_Award(p, "hand", score.total, score.words())], claimable=True,
+                    actor=p)
+
+    def _crib(self, event: Crib, number: int) -> None:
+        s = self._s
+        self._expect("crib", "the crib")
+        assert s.dealer is not None and s.starter is not None
+        cards = event.cards
+        self._check_four(cards, "the crib")
+        laid = sorted(set(cards) & s.used - {s.starter})
+        if laid:
+            raise IllegalEventError("crib_cards",
+                                    f"the crib holds {format_cards(laid)}, laid in the play")
+        score = score_show(cards, s.starter, crib=True, crib_four_flush=s.rules.crib_four_flush)
+        s.used.update(cards)
+        s.phase = "deal"
+        self._award(number, [_Award(s.dealer, "crib", score.total, score.words())],
+                    claimable=True, actor=s.dealer)
+
+    def _check_four(self, cards: tuple[Card, ...], what: str) -> None:
+        s = self._s
+        if len(cards) != _CARDS_IN_PLAY:
+            raise IllegalEventError(
+                "show_card_count",
+                f"{what} must be {_CARDS_IN_PLAY} cards (the starter is added by the engine), "
+                f"not {len(cards)}: {format_cards(cards)}",
+            )
+        if len(set(cards)) != len(cards):
+            raise IllegalEventError("card_twice", f"{what} names a card twice: "
+                                                  f"{format_cards(cards)}")
+        if s.starter in cards:
+            raise IllegalEventError("starter_shown", f"{what} includes the starter {s.starter}: "
+                                                     "it belongs to every hand without being "
+                                                     "shown")
+
+    # -- muggins and adjustments -----------------------------------------------
+
+    def _claim(self, event: Claim, number: int) -> None:
+        s = self._s
+        p = self._index(event.player)
+        if not s.rules.muggins:
+            raise IllegalEventError("no_muggins", "claims are only made in muggins games "
+                                                  "(rules.muggins is false)")
+        pending = s.pending.pop(p, None)
+        if pending is None:
+            raise IllegalEventError(
+                "claim_out_of_place",
+                f"{event.player} has nothing to claim here: a claim comes directly after the "
+                "event that scored for that player",
+            )
+        side = s.side_of[p]
+        before = s.scores[side]
+        claimed = min(event.points, pending.true)
+        could_have = min(pending.true, s.rules.target - before)
+        self._peg(p, number, pending.reason, claimed, pending.words)
+        pegged = s.scores[side] - before
+        s.last_claim = _LastClaim(p, max(0, could_have - pegged), pending.words)
+
+    def _muggins(self, event: Muggins, number: int) -> None:
+        s = self._s
+        p = self._index(event.player)
+        if not s.rules.muggins:
+            raise IllegalEventError("no_muggins", "muggins is not being played "
+                                                  "(rules.muggins is false)")
+        last = s.last_claim
+        if last is None:
+            raise IllegalEventError("muggins_out_of_place",
+                                    f"{event.player} calls muggins with no claim just made")
+        if s.side_of[p] == s.side_of[last.claimant]:
+            raise IllegalEventError("muggins_own_side",
+                                    f"{event.player} cannot mug their own side")
+        if last.missed_holes <= 0:
+            raise IllegalEventError(
+                "muggins_nothing_missed",
+                f"{event.player} calls muggins but {s.players[last.claimant]} missed nothing",
+            )
+        s.last_claim = None
+        self._peg(p, number, "muggins", last.missed_holes,
+                  f"muggins: {s.players[last.claimant]} missed {last.missed_holes}")
+
+    def _adjust(self, event: Adjust, number: int) -> None:
+        s = self._s
+        p = self._index(event.player)
+        side = s.side_of[p]
+        if s.scores[side] + event.points < 0:
+            raise IllegalEventError(
+                "adjust_below_zero",
+                f"adjusting {event.player} by {event.points} would take "
+                f"{s.side_names[side]} below 0 (score {s.scores[side]})",
+            )
+        self._peg(p, number, event.reason, event.points, f"adjusted by {event.points}")
+
+    # -- pegging ---------------------------------------------------------------
+
+    def _award(self, number: int, awards: list[_Award], *, claimable: bool,
+               actor: int | None = None) -> None:
+        """Pegs what an event earned, or, in muggins games, holds it for the players' claims."""
+        s = self._s
+        if not (s.rules.muggins and claimable):
+            for award in awards:
+                if s.phase == "over":
+                    break
+                self._peg(award.player, number, award.reason, award.points, award.words)
+            return
+        running = s.scores[:]
+        for award in awards:
+            points = self._stink(award.reason, award.points, running[s.side_of[award.player]])
+            running[s.side_of[award.player]] += points
+            pending = s.pending.get(award.player)
+            if pending is None:
+                s.pending[award.player] = _Pending(award.reason, points, award.words)
+            else:
+                pending.reason += "+" + award.reason
+                pending.true += points
+                pending.words += ", " + award.words
+        if actor is not None and actor not in s.pending:
+            s.pending[actor] = _Pending("play", 0, "nothing")
+
+    def _stink(self, reason: str, points: int, score: int) -> int:
+        rules = self._s.rules
+        if rules.stink_hole and reason in _STINK_REASONS and score == rules.target - 1:
+            return 0
+        return points
+
+    def _peg(self, player: int, number: int, reason: str, points: int, words: str) -> None:
+        s = self._s
+        side = s.side_of[player]
+        score = s.scores[side]
+        points = self._stink(reason, points, score)
+        new = max(0, min(score + points, s.rules.target))
+        if new == score:
+            return
+        s.backs[side], s.fronts[side], s.scores[side] = s.fronts[side], new, new
+        s.records.append(Pegged(number, s.side_names[side], s.players[player], new - score,
+                                reason, words))
+        if new >= s.rules.target:
+            self._end(side, early=False)
+        elif (line := s.rules.early_double_skunk_line) is not None and new >= line and all(
+            other < 31 for i, other in enumerate(s.scores) if i != side
+        ):
+            self._end(side, early=True)
+
+    def _end(self, winner: int, *, early: bool) -> None:
+        s = self._s
+        rules = s.rules
+        s.winner = winner
+        s.phase = "over"
+        s.pending.clear()
+        for side, score in enumerate(s.scores):
+            if side == winner:
+                continue
+            if early or (rules.double_skunk is not None and score < rules.double_skunk):
+                s.side_results[side] = "double_skunk"
+            elif rules.skunk is not None and score < rules.skunk:
+                s.side_results[side] = "skunk"
+            else:
+                s.side_results[side] = "win"
+        result = self.result
+        assert result is not None
+        s.finished.append(GameResult(s.side_names[winner], result,
+                                     rules.game_values[RESULTS.index(result)], tuple(s.scores)))
+
+
+_HANDLERS: dict[type, Any] = {
+    Deal: Game._deal,
+    Starter: Game._starter,
+    Play: Game._play,
+    Go: Game._go,
+    Show: Game._show,
+    Crib: Game._crib,
+    Claim: Game._claim,
+    Muggins: Game._muggins,
+    Adjust: Game._adjust,
+}
+
+
+def _parse(event: str | Mapping[str, Any] | Event) -> Event:
+    if isinstance(event, str):
+        return parse_line(event)
+    if isinstance(event, Mapping):
+        return parse_event(event)
+    if isinstance(event, tuple(_HANDLERS) + (NewGame,)):
+        return event
+    raise EventError(f"not an event: {event!r}")
+
+
+def _rule_of(exc: EngineError) -> str:
+    if isinstance(exc, RulesError):
+        return "bad_rules"
+    if isinstance(exc, EventError):
+        return "malformed_event"
+    return "bad_card" if type(exc).__name__ == "CardError" else "illegal_event"
+
+
+def dumps_event(event: Event) -> str:
+    """One JSONL line for ``event``, as the device stores it."""
+    return json.dumps(event.to_json(), ensure_ascii=False)

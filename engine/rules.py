@@ -1,0 +1,142 @@
+"""The rules block of a ``new_game`` event: ACC tournament rules by default, house variants by name.
+
+Every option is named as in CONTRACT.md and defaults to the ACC behaviour, so a
+log written with ``"rules": {}`` is a tournament game and a house table only
+names what it does differently (RULES.md section 7 and 9).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from engine.errors import RulesError
+
+__all__ = ["Rules", "RESULTS"]
+
+# Game results in order of weight; ``game_values`` gives each its match points.
+RESULTS = ("win", "skunk", "double_skunk")
+
+_TARGETS = (121, 61)
+_DEFAULT_SKUNK = {121: 91, 61: 31}
+_DEFAULT_DOUBLE_SKUNK: dict[int, int | None] = {121: 61, 61: None}
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """One game's rules. Build it with :meth:`from_json` to get defaults that depend on the target.
+
+    ``skunk`` and ``double_skunk`` are lines: a loser whose score is *below* the
+    line at the moment the game ends is skunked (ACC: a loser on 90 is skunked,
+    one on 91 is not).
+    """
+
+    target: int = 121
+    partnership: bool = False
+    muggins: bool = False
+    skunk: int | None = 91
+    double_skunk: int | None = 61
+    game_values: tuple[int, int, int] = (1, 2, 4)
+    last_player_continues: bool = True
+    early_double_skunk: bool = False
+    dealer_bonus: int = 0
+    crib_four_flush: bool = False
+    stink_hole: bool = False
+    muggins_heels: bool = False
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None = None, *, players: int = 2) -> Rules:
+        """Parses a ``rules`` object; unknown keys and wrong types are a ``RulesError``.
+
+        >>> Rules.from_json({"target": 61}).skunk
+        31
+        """
+        data = {} if data is None else data
+        if not isinstance(data, Mapping):
+            raise RulesError(f"rules must be an object, not {data!r}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RulesError(
+                f"unknown rules key {unknown[0]!r} (known keys: {', '.join(sorted(known))})"
+            )
+        target = data.get("target", 121)
+        if type(target) is not int or target not in _TARGETS:
+            raise RulesError(f"rules.target must be 121 or 61, not {target!r}")
+        values = {
+            "target": target,
+            "partnership": _flag(data, "partnership", False),
+            "muggins": _flag(data, "muggins", False),
+            "skunk": _line(data, "skunk", _DEFAULT_SKUNK[target], target),
+            "double_skunk": _line(data, "double_skunk", _DEFAULT_DOUBLE_SKUNK[target], target),
+            "game_values": _game_values(data.get("game_values", _UNSET)),
+            "last_player_continues": _flag(data, "last_player_continues", True),
+            "early_double_skunk": _flag(data, "early_double_skunk", False),
+            "dealer_bonus": _points(data, "dealer_bonus", target),
+            "crib_four_flush": _flag(data, "crib_four_flush", False),
+            "stink_hole": _flag(data, "stink_hole", False),
+            "muggins_heels": _flag(data, "muggins_heels", False),
+        }
+        if values["partnership"] and players != 4:
+            raise RulesError(f"rules.partnership needs four players, not {players}")
+        if values["muggins_heels"] and not values["muggins"]:
+            raise RulesError("rules.muggins_heels needs rules.muggins to be true")
+        skunk, double = values["skunk"], values["double_skunk"]
+        if skunk is not None and double is not None and double > skunk:
+            raise RulesError(
+                f"rules.double_skunk ({double}) must not be above rules.skunk ({skunk})"
+            )
+        return cls(**values)
+
+    def to_json(self) -> dict[str, Any]:
+        """Every option with its value, so a stored game says exactly what it was played under."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["game_values"] = list(self.game_values)
+        return out
+
+    @property
+    def early_double_skunk_line(self) -> int | None:
+        """The score that ends a 121 game early under ``early_double_skunk``; None when off."""
+        return self.target // 2 + 1 if self.early_double_skunk and self.target == 121 else None
+
+
+def _flag(data: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise RulesError(f"rules.{key} must be true or false, not {value!r}")
+    return value
+
+
+def _line(data: Mapping[str, Any], key: str, default: int | None, target: int) -> int | None:
+    value = data.get(key, default)
+    if value is None:
+        return None
+    if type(value) is not int or not 0 < value < target:
+        raise RulesError(f"rules.{key} must be a score between 1 and {target - 1} or null, "
+                         f"not {value!r}")
+    return value
+
+
+def _points(data: Mapping[str, Any], key: str, target: int) -> int:
+    value = data.get(key, 0)
+    if type(value) is not int or not 0 <= value < target:
+        raise RulesError(f"rules.{key} must be a number of points from 0 to {target - 1}, "
+                         f"not {value!r}")
+    return value
+
+
+def _game_values(value: Any) -> tuple[int, int, int]:
+    if value is _UNSET:
+        return (1, 2, 4)
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 3
+        or any(type(v) is not int or v < 0 for v in value)
+    ):
+        raise RulesError(
+            f"rules.game_values must be three whole numbers [win, skunk, double skunk], "
+            f"not {value!r}"
+        )
+    return (value[0], value[1], value[2])
