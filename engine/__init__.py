@@ -13,8 +13,10 @@ from engine.errors import (
     IllegalEventError,
     RulesError,
 )
+from engine.show import ScoreItem, ShowError, ShowScore, parse_show, score_show, show_total
 
 __all__ = [
     "DECK", "Card", "Rank", "Suit", "format_cards", "parse_cards",
     "CardError", "EngineError", "EventError", "GameOverError", "IllegalEventError", "RulesError",
+    "ScoreItem", "ShowError", "ShowScore", "parse_show", "score_show", "show_total",
 ]

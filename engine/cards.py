@@ -84,12 +84,27 @@ _SUIT_BY_TOKEN.update({sym: s for s, sym in _SUIT_SYMBOLS.items()})
 _IGNORED = "\ufe0e\ufe0f"
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@dataclass(frozen=True, slots=True)
 class Card:
-    """One playing card. Sorted by rank, then suit letter."""
+    """One playing card. Sorted by rank, then suit letter (C D H S)."""
 
     rank: Rank
     suit: Suit
+
+    def _key(self) -> tuple[int, str]:
+        return (int(self.rank), self.suit.value)
+
+    def __lt__(self, other: Card) -> bool:
+        return self._key() < other._key()
+
+    def __le__(self, other: Card) -> bool:
+        return self._key() <= other._key()
+
+    def __gt__(self, other: Card) -> bool:
+        return self._key() > other._key()
+
+    def __ge__(self, other: Card) -> bool:
+        return self._key() >= other._key()
 
     @staticmethod
     def parse(text: str) -> Card:

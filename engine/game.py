@@ -588,8 +588,17 @@ class Game:
         if s.pile:
             candidates = self._candidates()
             if s.count + card.value > 31:
+                count = s.count
                 self._skip(candidates)
                 awards += self._close_count()
+                if p != s.turn:
+                    assert s.turn is not None
+                    raise IllegalEventError(
+                        "count_over_31",
+                        f"{name}'s {card} would take the count of {count} to "
+                        f"{count + card.value}, past 31, and {name} is not due to lead the next "
+                        f"count: {s.players[s.turn]} is",
+                    )
             elif p not in candidates and p not in s.gone:
                 # Under last_player_continues=false the turn came back to the last player.
                 self._skip_to(candidates, name, card)
