@@ -9,7 +9,7 @@ Keys beyond the contract's are ignored, so tools may annotate events
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,7 +137,8 @@ def parse_event(data: Any) -> Event:
         raise EventError(
             f"unknown event type {kind!r} (known: {', '.join(_PARSERS)})"
         )
-    return parser(data)
+    event: Event = parser(data)
+    return event
 
 
 def _field(data: Mapping[str, Any], key: str) -> Any:
@@ -209,7 +210,7 @@ def _claim(data: Mapping[str, Any]) -> Claim:
     return Claim(_name(data), points)
 
 
-_PARSERS = {
+_PARSERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
     "new_game": _new_game,
     "deal": _deal,
     "starter": lambda d: Starter(_card(_field(d, "card"), "starter.card")),

@@ -453,6 +453,8 @@ class Game:
                 "for a new match"
             )
         players = event.players
+        side_of: tuple[int, ...]
+        side_players: tuple[tuple[str, ...], ...]
         if event.rules.partnership:
             side_of = (0, 1, 0, 1)
             side_players = ((players[0], players[2]), (players[1], players[3]))
@@ -678,7 +680,7 @@ class Game:
                                     f"{name} cannot say go: it is {s.players[s.turn]}'s turn")
         self._skip([p])
         self._advance_turn(p)
-        awards = self._close_count() if s.turn is None else []
+        awards: list[_Award] = self._close_count() if s.turn is None else []
         self._award(number, awards, claimable=True)
 
     # -- the show --------------------------------------------------------------

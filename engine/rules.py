@@ -65,30 +65,33 @@ class Rules:
         target = data.get("target", 121)
         if type(target) is not int or target not in _TARGETS:
             raise RulesError(f"rules.target must be 121 or 61, not {target!r}")
-        values = {
-            "target": target,
-            "partnership": _flag(data, "partnership", False),
-            "muggins": _flag(data, "muggins", False),
-            "skunk": _line(data, "skunk", _DEFAULT_SKUNK[target], target),
-            "double_skunk": _line(data, "double_skunk", _DEFAULT_DOUBLE_SKUNK[target], target),
-            "game_values": _game_values(data.get("game_values", _UNSET)),
-            "last_player_continues": _flag(data, "last_player_continues", True),
-            "early_double_skunk": _flag(data, "early_double_skunk", False),
-            "dealer_bonus": _points(data, "dealer_bonus", target),
-            "crib_four_flush": _flag(data, "crib_four_flush", False),
-            "stink_hole": _flag(data, "stink_hole", False),
-            "muggins_heels": _flag(data, "muggins_heels", False),
-        }
-        if values["partnership"] and players != 4:
+        partnership = _flag(data, "partnership", False)
+        if partnership and players != 4:
             raise RulesError(f"rules.partnership needs four players, not {players}")
-        if values["muggins_heels"] and not values["muggins"]:
+        muggins = _flag(data, "muggins", False)
+        muggins_heels = _flag(data, "muggins_heels", False)
+        if muggins_heels and not muggins:
             raise RulesError("rules.muggins_heels needs rules.muggins to be true")
-        skunk, double = values["skunk"], values["double_skunk"]
+        skunk = _line(data, "skunk", _DEFAULT_SKUNK[target], target)
+        double = _line(data, "double_skunk", _DEFAULT_DOUBLE_SKUNK[target], target)
         if skunk is not None and double is not None and double > skunk:
             raise RulesError(
                 f"rules.double_skunk ({double}) must not be above rules.skunk ({skunk})"
             )
-        return cls(**values)
+        return cls(
+            target=target,
+            partnership=partnership,
+            muggins=muggins,
+            skunk=skunk,
+            double_skunk=double,
+            game_values=_game_values(data.get("game_values", _UNSET)),
+            last_player_continues=_flag(data, "last_player_continues", True),
+            early_double_skunk=_flag(data, "early_double_skunk", False),
+            dealer_bonus=_points(data, "dealer_bonus", target),
+            crib_four_flush=_flag(data, "crib_four_flush", False),
+            stink_hole=_flag(data, "stink_hole", False),
+            muggins_heels=muggins_heels,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """Every option with its value, so a stored game says exactly what it was played under."""

@@ -16,7 +16,7 @@ from typing import Any
 from engine.cards import DECK, Card
 from engine.game import Game
 
-__all__ = ["DealScript", "deal_cards", "play_order", "simulate_game"]
+__all__ = ["DealScript", "deal_cards", "play_order", "simulate_game", "simulate_match"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +38,7 @@ class _Table:
 
 
 def deal_cards(rng: random.Random, players: int, dealer: int) -> DealScript:
-    """Shuffles and deals: 6 cards each for two players, 5 for three or four, discards to the crib."""
+    """Shuffles and deals (6 cards each for two players, 5 for more) and discards to the crib."""
     deck = list(DECK)
     rng.shuffle(deck)
     size = 6 if players == 2 else 5
@@ -153,3 +153,30 @@ def simulate_game(rng: random.Random, players: Sequence[str], rules: dict[str, A
             return events
         dealer = (dealer + 1) % len(players)
     raise RuntimeError(f"no winner after {max_deals} deals")
+
+
+def simulate_match(rng: random.Random, players: Sequence[str], rules: dict[str, Any] | None = None,
+                   *, games: int, explicit_go: bool = False) -> list[dict[str, Any]]:
+    """Several games in one log: each next game is dealt first by the last game's loser."""
+    events: list[dict[str, Any]] = []
+    first_dealer = 0
+    for number in range(games):
+        game_events = simulate_game(rng, players, rules, explicit_go=explicit_go,
+                                    first_dealer=first_dealer)
+        if number:
+            del game_events[1]["dealer"]  # the engine knows the loser deals
+        events += game_events
+        game = Game.replay(events)
+        dealer = game.dealer
+        assert dealer is not None
+        first_dealer = _first_loser_after(game, players.index(dealer))
+    return events
+
+
+def _first_loser_after(game: Game, dealer: int) -> int:
+    players = game.players
+    for step in range(1, len(players) + 1):
+        seat = (dealer + step) % len(players)
+        if game.side_of(players[seat]).name != game.winner:
+            return seat
+    raise AssertionError("a finished game has a loser")

@@ -1,0 +1,72 @@
+"""Measures card recognition on the TEST split of each shared dataset, and its speed.
+
+    python benchmarks/vision_eval.py [--json] [--split test]
+
+Accuracy: ``vision.evaluate.evaluate`` on each dataset's test split (CONTRACT.md
+keys, per_image left out). Speed: median ms of ``recognise`` per 1280x720 frame
+on one core (``cv2.setNumThreads(1)``), frames made by resizing the test photos.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+
+from vision.datasets import datasets_root, load_labels  # noqa: E402
+from vision.detection import recognise  # noqa: E402
+from vision.evaluate import evaluate  # noqa: E402
+
+DATASETS = ("epfl-iapr2022-poker", "roboflow-cardcounterml")
+
+
+def frame_speed(paths: list[Path], *, repeats: int = 3) -> float:
+    """Median ms per 1280x720 frame on one core."""
+    cv2.setNumThreads(1)
+    frames = [cv2.resize(cv2.imread(str(p)), (1280, 720), interpolation=cv2.INTER_AREA)
+              for p in paths]
+    recognise(frames[0])  # load the model outside the timing
+    times = []
+    for _ in range(repeats):
+        for f in frames:
+            t = time.perf_counter()
+            recognise(f)
+            times.append((time.perf_counter() - t) * 1000)
+    return round(statistics.median(times), 1)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--split", choices=("dev", "test", "all"), default="test")
+    args = ap.parse_args()
+    root = datasets_root()
+    if root is None:
+        print("no ../shared/datasets (set CRIBBAGE_DATASETS)", file=sys.stderr)
+        return 2
+    cv2.setNumThreads(1)
+    out = {}
+    paths: list[Path] = []
+    for name in DATASETS:
+        result = evaluate(root / name, split=args.split)
+        result.pop("per_image")
+        out[name] = result
+        paths += [li.path for li in load_labels(root / name, split=args.split)]
+    out["ms_per_1280x720_frame_median_one_core"] = frame_speed(paths)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for k, v in out.items():
+            print(k, v)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

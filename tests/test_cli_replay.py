@@ -1,0 +1,82 @@
+"""``cribbage-board replay``: the JSON of CONTRACT.md for whole stored games, and its errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_engine_simulate import reference_scores
+
+from firmware.cli import main
+
+GAMES = Path(__file__).parent / "games"
+LOGS = sorted(GAMES.glob("*.jsonl"))
+
+
+def replay_json(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict]:
+    code = main(["replay", str(path), "--json"])
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1  # exactly one JSON object
+    return code, json.loads(out)
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[p.stem for p in LOGS])
+def test_whole_games_replay_to_their_golden_report(path: Path, capsys) -> None:
+    code, report = replay_json(path, capsys)
+    assert code == 0
+    expected = json.loads(path.with_suffix("").with_suffix(".expected.json").read_text())
+    assert report == expected
+    assert set(report) >= {"sides", "points", "winner", "result", "next"}
+    for side in report["sides"]:
+        assert set(side) >= {"name", "players", "score", "pegs"}
+        assert sum(p["points"] for p in report["points"] if p["side"] == side["name"]) \
+            == side["score"]
+
+
+@pytest.mark.parametrize("name", ["four-players", "partnership", "three-players"])
+def test_golden_games_agree_with_the_reference_scorer(name: str) -> None:
+    events = [json.loads(line) for line in (GAMES / f"{name}.jsonl").read_text().splitlines()]
+    expected = json.loads((GAMES / f"{name}.expected.json").read_text())
+    scores, winner = reference_scores(events, events[0]["rules"])
+    assert [s["score"] for s in expected["sides"]] == scores
+    assert expected["winner"] == expected["sides"][winner]["name"]
+
+
+def test_a_match_reports_every_game(capsys) -> None:
+    _, report = replay_json(GAMES / "two-players.jsonl", capsys)
+    match = report["match"]
+    assert len(match["games"]) == 2 and set(match["points"]) == {"Ann", "Bob"}
+    assert sum(match["points"].values()) >= 2
+
+
+def test_a_broken_log_names_the_line_and_rule(tmp_path: Path, capsys) -> None:
+    lines = (GAMES / "two-players.jsonl").read_text().splitlines()[:8]
+    lines.append(lines[5])  # the same card laid twice
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    code = main(["replay", str(bad), "--json"])
+    captured = capsys.readouterr()
+    assert code == 2
+    error = json.loads(captured.out)["error"]
+    assert error["event"] == 8
+    assert "line 9" in error["message"] and "card_laid_twice" in error["message"]
+    assert captured.err.count("\n") == 1 and "line 9" in captured.err
+
+
+def test_human_output_and_missing_file(tmp_path: Path, capsys) -> None:
+    assert main(["replay", str(GAMES / "partnership.jsonl")]) == 0
+    text = capsys.readouterr().out
+    assert "winner: Bob & Dan" in text and "next: game over" in text
+    assert main(["replay", str(tmp_path / "nope.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_console_script_runs_as_a_process() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "replay", str(GAMES / "three-players.jsonl"),
+         "--json"], capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL,
+    )
+    assert json.loads(out.stdout)["winner"] == "Ann"
