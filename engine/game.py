@@ -1,10 +1,8 @@
 """The game: folding the event log of CONTRACT.md into scores, pegs and match results.
 
-The engine never sees a player's hand, only the cards laid. Under the
-must-play rule that is enough: a card that does not fit the count means the
-count closed first, a card laid by someone later in the rotation means the
-players skipped could not play, and a skipped player who later lays a card
-that would have fitted has reneged (RULES.md section 8, item 4).
+The deal's play (turns, counts, goes) is ``engine.play``; this module runs
+the deal around it (dealer, starter, counting order, crib), pegs what each
+event earns (muggins claims, the stink hole, the game hole) and keeps the match.
 
 ``Game.apply`` either applies a whole event or raises and leaves the game as
 it was, so the device can reject a card at the table and carry on.
@@ -41,88 +39,15 @@ from engine.events import (
     parse_event,
     parse_line,
 )
-from engine.pegging import peg_items
+from engine.play import CARDS_IN_PLAY, Award, PlayRound
+from engine.records import GameResult, LogError, Pegged, Side
 from engine.rules import RESULTS, Rules
 from engine.show import score_show
 
 __all__ = ["Game", "Side", "Pegged", "GameResult", "LogError"]
 
-_CARDS_IN_PLAY = 4
-_NEVER = 0  # "never passed over": no card's value is this small
 # Points that the stink hole refuses to a side one short of the game hole.
 _STINK_REASONS = frozenset({"go", "last_card", "his_heels"})
-
-
-class LogError(EngineError):
-    """An event log that cannot be folded: ``event`` is the 0-based line, ``rule`` what broke."""
-
-    def __init__(self, event: int, rule: str, message: str) -> None:
-        super().__init__(f"line {event + 1} (event {event}): {rule}: {message}")
-        self.event = event
-        self.rule = rule
-        self.detail = message
-
-
-@dataclass(frozen=True, slots=True)
-class Side:
-    """A peg track: one player, or two partners. ``pegs`` is (front, back)."""
-
-    name: str
-    players: tuple[str, ...]
-    score: int
-    pegs: tuple[int, int]
-    result: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "players": list(self.players),
-                               "score": self.score, "pegs": list(self.pegs)}
-        if self.result is not None:
-            out["result"] = self.result
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class Pegged:
-    """Points moved onto a side's track by one event."""
-
-    event: int
-    side: str
-    player: str | None
-    points: int
-    reason: str
-    words: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"event": self.event, "side": self.side, "points": self.points,
-                               "reason": self.reason}
-        if self.player is not None:
-            out["player"] = self.player
-        if self.words:
-            out["words"] = self.words
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class GameResult:
-    """A finished game of a match."""
-
-    winner: str
-    result: str
-    value: int
-    scores: tuple[int, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"winner": self.winner, "result": self.result}
-
-
-@dataclass(frozen=True, slots=True)
-class _Award:
-    """Points an event earns for one player, before muggins decides whether they are pegged."""
-
-    player: int
-    reason: str
-    points: int
-    words: str = ""
 
 
 @dataclass(slots=True)
@@ -158,16 +83,7 @@ class _State:
     side_results: list[str | None] = field(default_factory=list)
     dealer: int | None = None
     last_dealer: int | None = None
-    starter: Card | None = None
-    laid: list[list[Card]] = field(default_factory=list)
-    used: set[Card] = field(default_factory=set)
-    pile: list[Card] = field(default_factory=list)
-    count: int = 0
-    last: int | None = None
-    turn: int | None = None
-    gone: set[int] = field(default_factory=set)
-    slack: list[int] = field(default_factory=list)
-    skipped_at: list[int] = field(default_factory=list)
+    round: PlayRound | None = None
     show_order: tuple[int, ...] = ()
     show_pos: int = 0
     pending: dict[int, _Pending] = field(default_factory=dict)
@@ -181,9 +97,7 @@ class _State:
         other = copy.copy(self)
         other.scores, other.fronts, other.backs = self.scores[:], self.fronts[:], self.backs[:]
         other.side_results = self.side_results[:]
-        other.laid = [cards[:] for cards in self.laid]
-        other.used, other.gone = set(self.used), set(self.gone)
-        other.pile, other.slack, other.skipped_at = self.pile[:], self.slack[:], self.skipped_at[:]
+        other.round = None if self.round is None else self.round.clone()
         other.pending = {p: copy.copy(v) for p, v in self.pending.items()}
         other.records, other.finished = self.records[:], self.finished[:]
         return other
@@ -289,21 +203,22 @@ class Game:
 
     @property
     def starter(self) -> Card | None:
-        return self._s.starter
+        return None if self._s.round is None else self._s.round.starter
 
     @property
     def count(self) -> int:
         """The running count of the play."""
-        return self._s.count
+        return 0 if self._s.round is None else self._s.round.count
 
     @property
     def pile(self) -> tuple[Card, ...]:
         """The cards of the current count, oldest first."""
-        return tuple(self._s.pile)
+        return () if self._s.round is None else tuple(self._s.round.pile)
 
     def laid(self, player: str) -> tuple[Card, ...]:
         """The cards ``player`` has laid in this deal's play."""
-        return tuple(self._s.laid[self._index(player)]) if self._s.laid else ()
+        seat = self._index(player)
+        return () if self._s.round is None else tuple(self._s.round.laid[seat])
 
     @property
     def turn(self) -> str | None:
@@ -311,7 +226,7 @@ class Game:
         s = self._s
         index: int | None
         if s.phase == "play":
-            index = s.turn
+            index = self._round.turn
         elif s.phase == "show":
             index = s.show_order[s.show_pos]
         elif s.phase in ("crib", "starter"):
@@ -378,10 +293,10 @@ class Game:
         if s.phase == "starter":
             return f"{claim}the starter card"
         if s.phase == "play":
-            if not s.pile:
-                return f"{claim}{turn} to lead the play" if not any(s.laid) else \
-                    f"{claim}{turn} to lead a new count"
-            return f"{claim}{turn} to play or go (count {s.count})"
+            play = self._round
+            if not play.pile:
+                return f"{claim}{turn} to lead " + ("a new count" if play.started else "the play")
+            return f"{claim}{turn} to play or go (count {play.count})"
         if s.phase == "show":
             return f"{claim}{turn}'s show"
         return f"{claim}the crib ({turn}'s)"
@@ -492,12 +407,7 @@ class Game:
                 )
         n = len(s.players)
         s.dealer = dealer
-        s.starter = None
-        s.laid = [[] for _ in range(n)]
-        s.used = set()
-        s.slack = [_NEVER] * n
-        s.skipped_at = [0] * n
-        self._reset_count(leader=(dealer + 1) % n)
+        s.round = None
         s.show_order = tuple((dealer + 1 + i) % n for i in range(n))
         s.show_pos = 0
         s.phase = "starter"
@@ -509,179 +419,37 @@ class Game:
         s = self._s
         self._expect("starter", "a starter")
         assert s.dealer is not None
-        s.starter = event.card
-        s.used.add(event.card)
+        s.round = PlayRound(s.players, s.dealer, event.card,
+                            last_player_stops=not s.rules.last_player_continues)
         s.phase = "play"
         if event.card.rank == 11:
-            award = _Award(s.dealer, "his_heels", 2, "two for his heels")
+            award = Award(s.dealer, "his_heels", 2, "two for his heels")
             self._award(number, [award], claimable=s.rules.muggins_heels)
 
     # -- the play --------------------------------------------------------------
 
-    def _holders(self) -> list[int]:
-        s = self._s
-        return [p for p in range(len(s.players)) if len(s.laid[p]) < _CARDS_IN_PLAY]
-
-    def _candidates(self) -> list[int]:
-        """Players who may still lay a card on this count, in seat order."""
-        s = self._s
-        stops = s.last if self._last_player_stops() else None
-        return [p for p in self._holders() if p not in s.gone and p != stops]
-
-    def _last_player_stops(self) -> bool:
-        s = self._s
-        return not s.rules.last_player_continues and len(s.players) > 2
-
-    def _rotation_from(self, start: int) -> list[int]:
-        n = len(self._s.players)
-        return [(start + i) % n for i in range(n)]
-
-    def _skip(self, players: Iterable[int]) -> None:
-        """Marks players passed over on this count: they could not play at it."""
-        s = self._s
-        for p in players:
-            s.gone.add(p)
-            if 31 - s.count > s.slack[p]:
-                s.slack[p] = 31 - s.count
-                s.skipped_at[p] = s.count
-
-    def _reset_count(self, *, leader: int) -> None:
-        s = self._s
-        s.pile.clear()
-        s.count = 0
-        s.last = None
-        s.gone.clear()
-        s.turn = leader
-
-    def _leader_after(self, player: int) -> int:
-        """Leads the next count: the first player left of ``player`` still holding cards."""
-        holders = set(self._holders())
-        for p in self._rotation_from(player + 1):
-            if p in holders:
-                return p
-        return player
-
-    def _close_count(self) -> list[_Award]:
-        """Ends the current count short of 31: the last player pegs one for the go."""
-        s = self._s
-        assert s.last is not None
-        last = s.last
-        self._reset_count(leader=self._leader_after(last))
-        return [_Award(last, "go", 1, "one for the go")]
-
     def _play(self, event: Play, number: int) -> None:
         s = self._s
-        p = self._index(event.player)
-        card = event.card
-        name = event.player
-        if s.phase == "show" or s.phase == "crib":
+        name, card = event.player, event.card
+        p = self._index(name)
+        if s.phase in ("show", "crib"):
             raise IllegalEventError("play_over", f"{name} cannot lay {card}: the play is over "
                                                  f"(waiting for {self.next})")
         self._expect("play", f"{name}'s card {card}")
-        if card == s.starter:
-            raise IllegalEventError("starter_laid",
-                                    f"{card} is the starter: it cannot be laid by {name}")
-        if card in s.used:
-            raise IllegalEventError("card_laid_twice", f"{card} has already been laid this deal")
-        if len(s.laid[p]) >= _CARDS_IN_PLAY:
-            raise IllegalEventError("no_cards_left",
-                                    f"{name} has already laid all {_CARDS_IN_PLAY} cards")
-        awards: list[_Award] = []
-        if s.pile:
-            candidates = self._candidates()
-            if s.count + card.value > 31:
-                count = s.count
-                self._skip(candidates)
-                awards += self._close_count()
-                if p != s.turn:
-                    assert s.turn is not None
-                    raise IllegalEventError(
-                        "count_over_31",
-                        f"{name}'s {card} would take the count of {count} to "
-                        f"{count + card.value}, past 31, and {name} is not due to lead the next "
-                        f"count: {s.players[s.turn]} is",
-                    )
-            elif p not in candidates and p not in s.gone:
-                # Under last_player_continues=false the turn came back to the last player.
-                self._skip_to(candidates, name, card)
-                awards += self._close_count()
-            elif p in candidates:
-                order = self._rotation_from(s.turn if s.turn is not None else p)
-                passed = [q for q in order[: order.index(p)] if q in candidates]
-                self._skip_to(passed, name, card)
-        if not s.pile and p != s.turn:
-            assert s.turn is not None
-            raise IllegalEventError(
-                "out_of_turn",
-                f"{name} cannot lead {card}: {s.players[s.turn]} leads the "
-                f"{'play' if not any(s.laid) else 'next count'}",
-            )
-        if card.value <= s.slack[p]:
-            raise IllegalEventError(
-                "renege",
-                f"{name} lays {card}, which would have fitted the count of {s.skipped_at[p]} "
-                f"when {name} was passed over (must play when able)",
-            )
-        s.pile.append(card)
-        s.laid[p].append(card)
-        s.used.add(card)
-        s.count += card.value
-        s.last = p
-        awards += [_Award(p, item.reason, item.points, item.words()) for item in peg_items(s.pile)]
-        if not self._holders():
-            if s.count != 31:
-                awards.append(_Award(p, "last_card", 1, "one for last"))
-            self._reset_count(leader=p)
-            s.turn = None
+        awards = self._round.lay(p, card)
+        if self._round.over:
             s.phase = "show"
-        elif s.count == 31:
-            self._reset_count(leader=self._leader_after(p))
-        else:
-            self._advance_turn(p)
-            if s.turn is None:
-                awards += self._close_count()
         self._award(number, awards, claimable=True, actor=p)
 
-    def _skip_to(self, passed: list[int], name: str, card: Card) -> None:
-        """Passes over ``passed`` so that ``name`` can lay ``card``; only possible past 21."""
-        s = self._s
-        if passed and s.count <= 21:
-            raise IllegalEventError(
-                "out_of_turn",
-                f"{name} cannot lay {card}: it is {s.players[passed[0]]}'s turn, and at a count "
-                f"of {s.count} every card fits",
-            )
-        self._skip(passed)
-
-    def _advance_turn(self, after: int) -> None:
-        """Gives the turn to the next player who may still play; None when nobody can."""
-        s = self._s
-        candidates = set(self._candidates())
-        s.turn = next((q for q in self._rotation_from(after + 1) if q in candidates), None)
-
     def _go(self, event: Go, number: int) -> None:
-        s = self._s
         p = self._index(event.player)
-        name = event.player
-        self._expect("play", f"{name}'s go")
-        if len(s.laid[p]) >= _CARDS_IN_PLAY:
-            raise IllegalEventError("no_cards_left", f"{name} has no cards left to say go with")
-        if s.count <= 21:
-            raise IllegalEventError(
-                "impossible_go",
-                f"{name} cannot say go at a count of {s.count}: every card fits a count of 21 "
-                "or less",
-            )
-        if p in s.gone:
-            raise IllegalEventError("out_of_turn", f"{name} has already said go on this count")
-        if p != s.turn:
-            assert s.turn is not None
-            raise IllegalEventError("out_of_turn",
-                                    f"{name} cannot say go: it is {s.players[s.turn]}'s turn")
-        self._skip([p])
-        self._advance_turn(p)
-        awards: list[_Award] = self._close_count() if s.turn is None else []
-        self._award(number, awards, claimable=True)
+        self._expect("play", f"{event.player}'s go")
+        self._award(number, self._round.go(p), claimable=True)
+
+    @property
+    def _round(self) -> PlayRound:
+        assert self._s.round is not None, "no deal in progress"
+        return self._s.round
 
     # -- the show --------------------------------------------------------------
 
@@ -699,49 +467,47 @@ class Game:
             )
         cards = event.cards
         self._check_four(cards, f"{name}'s show")
-        laid = s.laid[p]
+        laid = self._round.laid[p]
         if set(cards) != set(laid):
             raise IllegalEventError(
                 "show_cards",
                 f"{name} shows {format_cards(cards)} but laid {format_cards(laid)} in the play",
             )
-        assert s.starter is not None
-        score = score_show(cards, s.starter)
+        score = score_show(cards, self._round.starter)
         s.show_pos += 1
         if s.show_pos == len(s.show_order):
             s.phase = "crib"
-        self._award(number, [_Award(p, "hand", score.total, score.words())], claimable=True,
+        self._award(number, [Award(p, "hand", score.total, score.words())], claimable=True,
                     actor=p)
 
     def _crib(self, event: Crib, number: int) -> None:
         s = self._s
         self._expect("crib", "the crib")
-        assert s.dealer is not None and s.starter is not None
-        cards = event.cards
+        assert s.dealer is not None
+        cards, starter = event.cards, self._round.starter
         self._check_four(cards, "the crib")
-        laid = sorted(set(cards) & s.used - {s.starter})
+        laid = sorted(set(cards) & self._round.cards_laid())
         if laid:
             raise IllegalEventError("crib_cards",
                                     f"the crib holds {format_cards(laid)}, laid in the play")
-        score = score_show(cards, s.starter, crib=True, crib_four_flush=s.rules.crib_four_flush)
-        s.used.update(cards)
+        score = score_show(cards, starter, crib=True, crib_four_flush=s.rules.crib_four_flush)
         s.phase = "deal"
-        self._award(number, [_Award(s.dealer, "crib", score.total, score.words())],
+        self._award(number, [Award(s.dealer, "crib", score.total, score.words())],
                     claimable=True, actor=s.dealer)
 
     def _check_four(self, cards: tuple[Card, ...], what: str) -> None:
-        s = self._s
-        if len(cards) != _CARDS_IN_PLAY:
+        starter = self._round.starter
+        if len(cards) != CARDS_IN_PLAY:
             raise IllegalEventError(
                 "show_card_count",
-                f"{what} must be {_CARDS_IN_PLAY} cards (the starter is added by the engine), "
+                f"{what} must be {CARDS_IN_PLAY} cards (the starter is added by the engine), "
                 f"not {len(cards)}: {format_cards(cards)}",
             )
         if len(set(cards)) != len(cards):
             raise IllegalEventError("card_twice", f"{what} names a card twice: "
                                                   f"{format_cards(cards)}")
-        if s.starter in cards:
-            raise IllegalEventError("starter_shown", f"{what} includes the starter {s.starter}: "
+        if starter in cards:
+            raise IllegalEventError("starter_shown", f"{what} includes the starter {starter}: "
                                                      "it belongs to every hand without being "
                                                      "shown")
 
@@ -804,7 +570,7 @@ class Game:
 
     # -- pegging ---------------------------------------------------------------
 
-    def _award(self, number: int, awards: list[_Award], *, claimable: bool,
+    def _award(self, number: int, awards: list[Award], *, claimable: bool,
                actor: int | None = None) -> None:
         """Pegs what an event earned, or, in muggins games, holds it for the players' claims."""
         s = self._s
