@@ -454,3 +454,14 @@ def test_the_next_field_says_what_the_engine_waits_for() -> None:
     assert play(*DEAL_2P[:11]).next == "Bob's show"
     assert play(*DEAL_2P[:13]).next == "the crib (Ann's)"
     assert "a claim from Ann" in play(*DEAL_2P[:5], rules=MUGGINS).next
+
+
+def test_one_event_scoring_for_two_players_takes_a_claim_from_each() -> None:
+    # Ann's 7D closes the count (Bob's go) and is the last card (Ann's one for last).
+    lines = [*DEAL_2P[:11], "claim Ann 0", "muggins Bob", "claim Bob 1"]
+    game = play(*lines, rules=MUGGINS)
+    assert game.awaiting_claim == ()
+    assert pegged(game)[-2:] == [(12, "Bob", 1, "muggins"), (13, "Bob", 1, "go")]
+    with pytest.raises(LogError) as info:
+        game.apply({"type": "claim", "player": "Bob", "points": 1})
+    assert info.value.rule == "claim_out_of_place"
