@@ -56,6 +56,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args) or 0)
     except (UsageError, ValueError, OSError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
+        log_line = getattr(exc, "event", None)
+        if getattr(args, "json", False) and isinstance(log_line, int):
+            # A rejected event log: the JSON names the line, as CONTRACT.md asks of replay.
+            print_json({"error": {"event": log_line, "rule": getattr(exc, "rule", None),
+                                  "message": message}})
+        if isinstance(log_line, int) and getattr(args, "log", None) is not None:
+            message = f"{args.log}: {message}"
         sys.stderr.write(f"cribbage-board {args.command}: {message}\n")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

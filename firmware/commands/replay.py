@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-from firmware.cli import EXIT_BAD_INPUT, UsageError, print_json
+from firmware.cli import print_json
 
 
 def register(subparsers: Any) -> None:
@@ -20,19 +19,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.game import Game, LogError
+    from firmware.gamelog import load_game
 
-    try:
-        text = args.log.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read {args.log}: {exc.strerror or exc}") from None
-    try:
-        game = Game.replay(text.splitlines())
-    except LogError as exc:
-        if args.json:
-            print_json({"error": {"event": exc.event, "rule": exc.rule, "message": str(exc)}})
-        sys.stderr.write(f"cribbage-board replay: {args.log}: {exc}\n")
-        return EXIT_BAD_INPUT
+    game = load_game(args.log)
     if args.json:
         print_json(game.to_json())
     else:

@@ -1,0 +1,121 @@
+"""``cribbage-board board FILE.jsonl -o OUT.png`` (CONTRACT.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from firmware.cli import main
+
+HEELS = [
+    {"type": "new_game", "players": ["Ann", "Bob"]},
+    {"type": "deal", "dealer": "Ann"},
+    {"type": "starter", "card": "JH"},
+]
+
+
+def write_log(tmp_path: Path, events: list[dict[str, object]]) -> Path:
+    path = tmp_path / "game.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    return path
+
+
+def test_draws_the_board_after_his_heels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "board.png"
+    assert main(["board", str(write_log(tmp_path, HEELS)), "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["png"] == str(out)
+    assert report["sides"] == [
+        {"name": "Ann", "pegs": [2, 0], "track": 0},
+        {"name": "Bob", "pegs": [0, 0], "track": 1},
+    ]
+    assert report["layout"] == {"kind": "per_side", "tracks": 3, "n_leds": 366}
+    image = cv2.imread(str(out))
+    assert image is not None and image.shape[1] > 600
+
+
+def test_layout_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "board.png"
+    assert (
+        main(
+            [
+                "board",
+                str(write_log(tmp_path, HEELS)),
+                "-o",
+                str(out),
+                "--layout",
+                "shared",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert report["layout"]["kind"] == "shared" and [s["track"] for s in report["sides"]] == [0, 0]
+
+
+def test_config_layout_is_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[board.layout]\nkind = "serpentine"\ntracks = 2\n')
+    out = tmp_path / "board.png"
+    assert (
+        main(
+            [
+                "board",
+                str(write_log(tmp_path, HEELS)),
+                "-o",
+                str(out),
+                "--config",
+                str(config),
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)["layout"]["n_leds"] == 244
+
+
+def test_text_output_and_terminal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "board.png"
+    assert main(["board", str(write_log(tmp_path, HEELS)), "-o", str(out), "--terminal"]) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[0].startswith("○ → ·●")  # Ann's back peg at start, front on 2
+    assert text.endswith(f"wrote {out}\n")
+
+
+def test_bad_log_exits_2_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = write_log(tmp_path, HEELS + [{"type": "play", "player": "Ann", "card": "5S"}])
+    out = tmp_path / "board.png"
+    assert main(["board", str(log), "-o", str(out), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["error"]["event"] == 3
+    assert len(captured.err.strip().splitlines()) == 1 and "line 4" in captured.err
+    assert not out.exists()
+
+
+def test_missing_log_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["board", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "b.png")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_unwritable_output_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "no-such-dir" / "b.png"
+    assert main(["board", str(write_log(tmp_path, HEELS)), "-o", str(out)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_too_few_tracks_in_the_config_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[board.layout]\nkind = "per_side"\ntracks = 1\n')
+    log = write_log(tmp_path, HEELS)
+    assert main(["board", str(log), "-o", str(tmp_path / "b.png"), "--config", str(config)]) == 2
+    assert "side 1 has no track" in capsys.readouterr().err

@@ -1,0 +1,57 @@
+"""hardware.strips.pi5_pio, writing to a plain file in place of /dev/leds0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hardware.layout import per_side_tracks
+from hardware.strip import StripError, StripUnavailableError
+from hardware.strips.pi5_pio import Pi5PioStrip, encode_rgbw
+
+
+def test_encode_is_r_g_b_w_per_led() -> None:
+    frame = np.array([[1, 2, 3], [250, 0, 9]], dtype=np.uint8)
+    assert encode_rgbw(frame) == bytes([1, 2, 3, 0, 250, 0, 9, 0])
+
+
+def test_show_writes_the_whole_frame_from_the_start(tmp_path: Path) -> None:
+    device = tmp_path / "leds0"
+    device.write_bytes(b"")
+    strip = Pi5PioStrip.open(per_side_tracks(1, holes=3), device=device)
+    assert strip.n == 3
+    strip.show(np.full((3, 3), 7, dtype=np.uint8))
+    strip.show(np.array([[1, 2, 3]] * 3, dtype=np.uint8))
+    assert device.read_bytes() == bytes([1, 2, 3, 0]) * 3
+    strip.close()
+    assert device.read_bytes() == bytes(12)
+    strip.close()  # closing twice is harmless
+    with pytest.raises(ValueError, match="is closed"):
+        strip.show(np.zeros((3, 3), dtype=np.uint8))
+
+
+def test_wrong_frame_is_refused(tmp_path: Path) -> None:
+    device = tmp_path / "leds0"
+    device.write_bytes(b"")
+    strip = Pi5PioStrip(3, device=device)
+    with pytest.raises(StripError, match=r"\(3, 3\)"):
+        strip.show(np.zeros((4, 3), dtype=np.uint8))
+
+
+def test_missing_device_says_which_overlay(tmp_path: Path) -> None:
+    with pytest.raises(StripUnavailableError, match="dtoverlay=ws2812-pio,gpio=18,num_leds=5"):
+        Pi5PioStrip(5, device=tmp_path / "leds0")
+
+
+def test_unwritable_device_says_root_or_udev(tmp_path: Path) -> None:
+    device = tmp_path / "leds0"
+    device.write_bytes(b"")
+    device.chmod(0o444)
+    import os
+
+    if os.geteuid() == 0:
+        pytest.skip("root can write read-only files")
+    with pytest.raises(StripUnavailableError, match="run as root or add a udev rule"):
+        Pi5PioStrip(5, device=device)
