@@ -1,0 +1,309 @@
+"""Camera sources behind one small interface, chosen by name: picamera2, OpenCV capture, replay.
+
+A camera that is missing, unplugged or stalls must never hang the device's
+loop: live sources read on a background thread and ``read`` waits at most
+``timeout`` seconds, returning None for "no frame this time". A source that
+cannot start raises ``CameraUnavailableError`` saying what is wrong; nothing
+here swaps in another source without being asked (as with gpiozero's pin
+factories, the choice is the config's).
+
+picamera2 comes from apt (``python3-picamera2``), not PyPI, and OpenCV's
+capture cannot open libcamera sensors (the Pi camera modules), so on a Pi
+with a ribbon camera the source is ``picamera2`` and on a USB webcam ``opencv``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "Frame", "FrameSource", "CameraUnavailableError", "SourceError", "open_source", "SOURCES",
+    "ReplaySource", "OpenCVSource", "Picamera2Source", "IMAGE_SUFFIXES",
+]
+
+Image = npt.NDArray[np.uint8]
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".mjpeg")
+
+
+class SourceError(ValueError):
+    """A source configuration that cannot work: unknown name, bad option, empty folder."""
+
+
+class CameraUnavailableError(OSError):
+    """A camera that cannot deliver: not installed, not plugged in, gone while running."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"camera source {source!r} is unavailable: {reason}")
+        self.source = source
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One BGR frame (OpenCV's order) with the time it was taken, in seconds."""
+
+    image: Image
+    at: float
+    index: int
+
+
+class FrameSource(Protocol):
+    """What the loop needs of a camera."""
+
+    name: str
+
+    def read(self, timeout: float = 0.5) -> Frame | None:
+        """The next frame, or None when none came within ``timeout`` seconds."""
+        ...
+
+    def close(self) -> None: ...
+
+
+# -- replay ----------------------------------------------------------------------
+
+
+class ReplaySource:
+    """Frames from a folder of images (in name order) or a video file: demos, tests, benchmarks.
+
+    Timestamps are ``index / fps`` so a replay behaves the same on any machine.
+    """
+
+    name = "replay"
+
+    def __init__(self, path: str | Path, *, fps: float = 30.0, loop: bool = False,
+                 size: tuple[int, int] | None = None) -> None:
+        import cv2
+
+        self.path = Path(path)
+        if fps <= 0:
+            raise SourceError(f"replay fps must be positive, not {fps!r}")
+        self.fps, self.loop, self.size = fps, loop, size
+        self._cv2 = cv2
+        self._index = 0
+        self._video: Any = None
+        self._files: list[Path] = []
+        if self.path.is_dir():
+            self._files = sorted(p for p in self.path.iterdir()
+                                 if p.suffix.lower() in IMAGE_SUFFIXES)
+            if not self._files:
+                raise SourceError(f"replay folder {self.path} holds no images "
+                                  f"({', '.join(IMAGE_SUFFIXES)})")
+        elif self.path.is_file() and self.path.suffix.lower() in VIDEO_SUFFIXES:
+            self._video = cv2.VideoCapture(str(self.path))
+            if not self._video.isOpened():
+                raise SourceError(f"cannot open the video {self.path}")
+        else:
+            raise SourceError(f"replay needs a folder of images or a video file, not {self.path}")
+
+    @property
+    def exhausted(self) -> bool:
+        return self._video is None and not self.loop and self._index >= len(self._files)
+
+    def read(self, timeout: float = 0.5) -> Frame | None:
+        image = self._next_image()
+        if image is None:
+            return None
+        if self.size is not None and (image.shape[1], image.shape[0]) != self.size:
+            image = self._cv2.resize(image, self.size, interpolation=self._cv2.INTER_AREA)
+        frame = Frame(image, self._index / self.fps, self._index)
+        self._index += 1
+        return frame
+
+    def _next_image(self) -> Image | None:
+        if self._video is not None:
+            ok, image = self._video.read()
+            if not ok and self.loop:
+                self._video.set(self._cv2.CAP_PROP_POS_FRAMES, 0)
+                ok, image = self._video.read()
+            return image if ok else None
+        if self._index >= len(self._files) and not self.loop:
+            return None
+        path = self._files[self._index % len(self._files)]
+        image = self._cv2.imread(str(path), self._cv2.IMREAD_COLOR)
+        if image is None:
+            raise SourceError(f"cannot read the image {path}")
+        return image
+
+    def __iter__(self) -> Iterator[Frame]:
+        while (frame := self.read()) is not None:
+            yield frame
+
+    def close(self) -> None:
+        if self._video is not None:
+            self._video.release()
+            self._video = None
+
+
+# -- live cameras ----------------------------------------------------------------
+
+
+class _Grabber:
+    """Reads a blocking camera on a daemon thread so a stalled camera cannot hang the loop.
+
+    Only the newest frame is kept: the loop wants what the table looks like now.
+    """
+
+    def __init__(self, source: str, grab: Callable[[], Image | None],
+                 clock: Callable[[], float]) -> None:
+        self._source, self._grab, self._clock = source, grab, clock
+        self._frames: queue.Queue[tuple[Image, float] | BaseException] = queue.Queue(maxsize=1)
+        self._stop = threading.Event()
+        self._count = 0
+        self._thread = threading.Thread(target=self._run, name=f"camera-{source}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        failures = 0
+        while not self._stop.is_set():
+            try:
+                image = self._grab()
+            except Exception as exc:  # the camera library's own errors: report, stop
+                self._offer(exc)
+                return
+            if image is None:
+                failures += 1
+                if failures >= 30:  # a second of nothing at 30 fps: unplugged
+                    self._offer(CameraUnavailableError(self._source, "the camera stopped "
+                                                       "sending frames (unplugged?)"))
+                    return
+                time.sleep(0.03)
+                continue
+            failures = 0
+            self._offer((image, self._clock()))
+
+    def _offer(self, item: tuple[Image, float] | BaseException) -> None:
+        try:
+            self._frames.get_nowait()
+        except queue.Empty:
+            pass
+        self._frames.put_nowait(item)
+
+    def read(self, timeout: float) -> Frame | None:
+        try:
+            item = self._frames.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if isinstance(item, BaseException):
+            if isinstance(item, CameraUnavailableError):
+                raise item
+            raise CameraUnavailableError(self._source, str(item)) from item
+        image, at = item
+        self._count += 1
+        return Frame(image, at, self._count - 1)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+
+
+class OpenCVSource:
+    """A USB (UVC) webcam through OpenCV's V4L2 capture.
+
+    Wiring: plug it into a USB port; ``device`` is its index (0 for
+    ``/dev/video0``) or a device path. The Pi's ribbon cameras are libcamera
+    devices that OpenCV cannot open: use ``picamera2`` for them.
+    """
+
+    name = "opencv"
+
+    def __init__(self, device: int | str = 0, *, size: tuple[int, int] = (1280, 720),
+                 capture_factory: Callable[[int | str], Any] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        import cv2
+
+        factory = capture_factory or cv2.VideoCapture
+        self._capture = factory(device)
+        if not self._capture.isOpened():
+            raise CameraUnavailableError(
+                "opencv", f"no camera at {device!r} (is it plugged in, and is the user in the "
+                "video group?)")
+        self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+        self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+        self._grabber = _Grabber("opencv", self._grab, clock)
+
+    def _grab(self) -> Image | None:
+        ok, image = self._capture.read()
+        return image if ok else None
+
+    def read(self, timeout: float = 0.5) -> Frame | None:
+        return self._grabber.read(timeout)
+
+    def close(self) -> None:
+        self._grabber.stop()
+        self._capture.release()
+
+
+class Picamera2Source:
+    """A Raspberry Pi camera module through picamera2 (libcamera).
+
+    Wiring: the ribbon cable in the CAM port (Pi 5: CAM/DISP 0), contacts
+    towards the board's edge on a Pi 4. Install ``sudo apt install
+    python3-picamera2`` and make the virtualenv with ``--system-site-packages``
+    so it is visible; it is not installable from PyPI.
+    """
+
+    name = "picamera2"
+
+    def __init__(self, *, size: tuple[int, int] = (1280, 720),
+                 camera_factory: Callable[[], Any] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if camera_factory is None:
+            try:
+                module = importlib.import_module("picamera2")
+            except ImportError as exc:
+                raise CameraUnavailableError(
+                    "picamera2", "the picamera2 package is missing: sudo apt install "
+                    "python3-picamera2, and make the virtualenv with --system-site-packages"
+                ) from exc
+            camera_factory = module.Picamera2
+        try:
+            self._camera = camera_factory()
+            config = self._camera.create_preview_configuration(
+                {"format": "RGB888", "size": tuple(size)})
+            self._camera.configure(config)
+            self._camera.start()
+        except Exception as exc:  # libcamera reports a missing sensor in many ways
+            raise CameraUnavailableError("picamera2", f"the camera did not start: {exc}") from exc
+        # picamera2's "RGB888" arrays are laid out B, G, R: OpenCV's order already.
+        self._grabber = _Grabber("picamera2", self._camera.capture_array, clock)
+
+    def read(self, timeout: float = 0.5) -> Frame | None:
+        return self._grabber.read(timeout)
+
+    def close(self) -> None:
+        self._grabber.stop()
+        self._camera.stop()
+        self._camera.close()
+
+
+SOURCES: dict[str, Callable[..., FrameSource]] = {
+    "replay": ReplaySource,
+    "opencv": OpenCVSource,
+    "picamera2": Picamera2Source,
+}
+
+
+def open_source(name: str, **options: Any) -> FrameSource:
+    """Opens the source called ``name`` with its options (the config's ``[camera]`` table)."""
+    factory = SOURCES.get(name)
+    if factory is None:
+        raise SourceError(f"unknown camera source {name!r}: choose one of "
+                          f"{', '.join(sorted(SOURCES))}")
+    try:
+        inspect.signature(factory).bind(**options)
+    except TypeError as exc:
+        raise SourceError(f"camera source {name!r}: {exc} (options given: {sorted(options)})"
+                          ) from exc
+    return factory(**options)
