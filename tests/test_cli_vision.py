@@ -1,0 +1,89 @@
+"""``cribbage-board vision eval DIR --json`` and ``vision show IMAGE -o OUT.png``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware.cli import main
+from vision.training.synth import place, render_card
+
+CONTRACT_KEYS = {
+    "images", "cards_labelled", "cards_found", "card_precision", "card_recall",
+    "images_exact", "ms_per_image_median", "per_image",
+}
+
+
+@pytest.fixture()
+def photo_dir(tmp_path: Path) -> Path:
+    for name, cards in (("a.png", [(5, 2)]), ("b.png", [(9, 0), (11, 1)])):
+        img = np.full((480, 640, 3), (60, 110, 150), np.uint8)
+        for k, (rank, suit) in enumerate(cards):
+            place(img, render_card(rank, suit), (200 + 250 * k, 240), 20 * k, 0.6)
+        cv2.imwrite(str(tmp_path / name), img)
+    (tmp_path / "labels.json").write_text(json.dumps({"images": [
+        {"file": "a.png", "cards": ["6H"]},
+        {"file": "b.png", "cards": ["10C", "QD", "AS"]},
+    ]}))
+    return tmp_path
+
+
+def test_eval_json_has_exactly_the_contract_keys(
+    photo_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["vision", "eval", str(photo_dir), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    result = json.loads(out)
+    assert set(result) == CONTRACT_KEYS
+    assert result["images"] == 2
+    assert result["cards_labelled"] == 4  # a set per image: AS is labelled but absent
+    assert result["card_recall"] <= 0.75
+    assert result["card_precision"] == 1.0
+    assert [p["file"] for p in result["per_image"]] == ["a.png", "b.png"]
+    assert result["per_image"][1]["expected"] == ["AS", "10C", "QD"]
+    for p in result["per_image"]:
+        assert set(p) == {"file", "expected", "found"}
+    assert result["ms_per_image_median"] > 0
+
+
+def test_eval_split_test_reads_only_the_test_part(
+    photo_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["vision", "eval", str(photo_dir), "--json", "--split", "test"]) == 0
+    assert json.loads(capsys.readouterr().out)["images"] == 1  # ceil(30 % of 2)
+
+
+def test_eval_without_labels_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "eval", str(tmp_path), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "labels.json" in err and err.count("\n") == 1
+
+
+def test_eval_missing_image_exits_2(photo_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (photo_dir / "a.png").unlink()
+    assert main(["vision", "eval", str(photo_dir), "--json"]) == 2
+    assert "a.png" in capsys.readouterr().err
+
+
+def test_show_writes_a_png_with_outlines(photo_dir: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.png"
+    assert main(["vision", "show", str(photo_dir / "b.png"), "-o", str(out), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert {d["card"] for d in shown["detections"]} >= {"10C", "QD"}
+    drawn = cv2.imread(str(out))
+    original = cv2.imread(str(photo_dir / "b.png"))
+    assert drawn.shape == original.shape
+    assert (np.abs(drawn.astype(int) - original).sum(axis=2) > 60).sum() > 500
+
+
+def test_show_unreadable_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "x.png"
+    bad.write_text("not a picture")
+    assert main(["vision", "show", str(bad), "-o", str(tmp_path / "o.png")]) == 2
+    assert "cannot read image" in capsys.readouterr().err

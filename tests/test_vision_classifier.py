@@ -1,0 +1,47 @@
+"""The corner-index classifier: weights on disk, batch shapes, preprocessing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.cards import Card
+from vision.classifier import MODEL_PATH, PatchScores, classify, normalise
+
+
+def test_weights_are_committed_and_small() -> None:
+    assert MODEL_PATH.is_file()
+    assert MODEL_PATH.stat().st_size < 3_000_000
+
+
+def test_normalise_is_per_patch_and_nchw() -> None:
+    x = np.random.default_rng(0).integers(0, 255, (5, 32, 32, 3), dtype=np.uint8)
+    y = normalise(x)
+    assert y.shape == (5, 3, 32, 32) and y.dtype == np.float32
+    assert np.allclose(y.reshape(5, -1).mean(axis=1), 0, atol=1e-4)
+    bright = normalise(np.clip(x.astype(int) + 40, 0, 255).astype(np.uint8))
+    assert np.abs(bright - y).mean() < 0.25
+
+
+def test_classify_batches_and_empty() -> None:
+    x = np.random.default_rng(1).integers(0, 255, (7, 32, 32, 3), dtype=np.uint8)
+    s = classify(x)
+    assert s.rank.shape == (7, 14) and s.suit.shape == (7, 5)
+    assert np.allclose(s.rank.sum(axis=1), 1, atol=1e-4)
+    assert classify(x[:0]).rank.shape == (0, 14)
+
+
+def test_best_combines_heads() -> None:
+    rank = np.zeros((2, 14), np.float32)
+    suit = np.zeros((2, 5), np.float32)
+    rank[0, 11], suit[0, 2] = 0.9, 0.8  # queen, hearts
+    rank[1, 13], suit[1, 1] = 0.9, 0.9  # not an index
+    cards, conf, is_index = PatchScores(rank, suit).best()
+    assert cards == [Card.parse("QH"), None]
+    assert conf[0] == pytest.approx(0.72)
+    assert is_index[1] == pytest.approx(0.1)
+
+
+def test_missing_weights_is_an_os_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(OSError, match="not found"):
+        classify(np.zeros((1, 32, 32, 3), np.uint8), model_path=str(tmp_path / "none.onnx"))

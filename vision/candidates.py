@@ -1,0 +1,261 @@
+"""Finds candidate corner indices (a rank glyph above a suit glyph) in a frame.
+
+A card's corner index is the one part of it that survives overlap: a fanned hand
+or a pegging pile often shows nothing else of the lower card. So the detector
+looks for indices, not for whole cards. Stage one (here) is classical and cheap:
+segment small ink blobs of either polarity (dark or red ink on a light card,
+gold or silver ink on a dark card), pair each blob with a slightly smaller blob
+just "below" it, and cut out a patch rotated so that the pair stands upright.
+Stage two (``vision.classifier``) names each patch or rejects it.
+
+Every size threshold is a fraction of the frame's shorter side, so the same
+code runs on a 640x480 webcam frame and on a 1600x1067 photo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+__all__ = [
+    "PATCH_SIZE",
+    "Glyphs",
+    "IndexCandidates",
+    "find_glyphs",
+    "pair_glyphs",
+    "extract_patches",
+    "find_candidates",
+    "working_scale",
+]
+
+PATCH_SIZE = 32
+# Half the patch side, in units of the rank-to-suit centroid distance.
+PATCH_HALF_SPAN = 1.25
+
+# Glyph height limits as fractions of the frame's shorter side (measured on both
+# dev sets: index glyphs span roughly 1 % to 9 % of the shorter side).
+MIN_GLYPH = 0.009
+MAX_GLYPH = 0.13
+# Local-contrast window (fraction of the shorter side) and contrast floor (grey levels).
+WINDOW = 0.06
+MIN_CONTRAST = 28
+# The shorter side is brought down to at most this many pixels before anything else.
+MAX_SHORT_SIDE = 720
+
+
+@dataclass(frozen=True, slots=True)
+class Glyphs:
+    """Ink blobs of one polarity: centroids, bounding boxes (x, y, w, h) and pixel areas."""
+
+    centroids: np.ndarray  # (n, 2) float32
+    boxes: np.ndarray  # (n, 4) int32
+    areas: np.ndarray  # (n,) int32
+
+
+@dataclass(frozen=True, slots=True)
+class IndexCandidates:
+    """Upright patches of candidate indices and their geometry in frame pixels.
+
+    ``rank_xy`` and ``suit_xy`` are the two glyph centroids; ``down`` is the unit
+    vector from rank to suit (the card's "down" direction at that corner);
+    ``span`` is the rank-to-suit distance, which sets the index's scale.
+    """
+
+    patches: np.ndarray  # (n, PATCH_SIZE, PATCH_SIZE, 3) uint8
+    rank_xy: np.ndarray  # (n, 2) float32
+    suit_xy: np.ndarray  # (n, 2) float32
+    down: np.ndarray  # (n, 2) float32
+    span: np.ndarray  # (n,) float32
+
+    def __len__(self) -> int:
+        return int(self.span.shape[0])
+
+
+def working_scale(shape: tuple[int, ...]) -> float:
+    """Returns the factor that brings a frame's shorter side to at most ``MAX_SHORT_SIDE``."""
+    short = min(shape[0], shape[1])
+    return min(1.0, MAX_SHORT_SIDE / short)
+
+
+def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
+    """Segments glyph-sized blobs darker (or, with ``bright``, lighter) than their surround."""
+    h, w = channel.shape[:2]
+    short = min(h, w)
+    win = max(3, int(round(WINDOW * short)) | 1)
+    # The local mean is smooth: compute it on a quarter-size image, then upsample.
+    small = cv2.resize(channel, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    small_mean = cv2.blur(small, (max(3, win // 4 | 1),) * 2)
+    mean = cv2.resize(small_mean, (w, h), interpolation=cv2.INTER_LINEAR)
+    if bright:
+        diff = cv2.subtract(channel, mean)
+    else:
+        diff = cv2.subtract(mean, channel)
+    _, binary = cv2.threshold(diff, MIN_CONTRAST, 255, cv2.THRESH_BINARY)
+    n, _, stats, cents = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    stats = stats[1:]
+    cents = cents[1:]
+    bw = stats[:, cv2.CC_STAT_WIDTH]
+    bh = stats[:, cv2.CC_STAT_HEIGHT]
+    area = stats[:, cv2.CC_STAT_AREA]
+    size = np.maximum(bw, bh)
+    lo = max(5.0, MIN_GLYPH * short)
+    hi = MAX_GLYPH * short
+    fill = area / np.maximum(bw * bh, 1)
+    keep = (
+        (size >= lo)
+        & (size <= hi)
+        & (np.minimum(bw, bh) >= 2)
+        & (fill >= 0.12)
+        & (fill <= 0.95)
+        & (np.maximum(bw, bh) <= 4.5 * np.minimum(bw, bh) + 2)
+    )
+    return Glyphs(
+        centroids=cents[keep].astype(np.float32),
+        boxes=stats[keep, :4].astype(np.int32),
+        areas=area[keep].astype(np.int32),
+    )
+
+
+def pair_glyphs(glyphs: Glyphs, *, max_partners: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs each glyph (as a rank) with nearby smaller-or-similar glyphs (as its suit).
+
+    Returns index arrays ``(rank_idx, suit_idx)``. A pair is kept when the suit
+    lies about one glyph height away and is not much bigger than the rank: in
+    every deck we know the rank is the taller of the two.
+    """
+    n = glyphs.centroids.shape[0]
+    if n < 2:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    c = glyphs.centroids
+    w = glyphs.boxes[:, 2].astype(np.float32)
+    h = glyphs.boxes[:, 3].astype(np.float32)
+    size = np.maximum(w, h)
+    ranks: list[np.ndarray] = []
+    suits: list[np.ndarray] = []
+    # Blocks of rows keep the pairwise arrays small on frames with thousands of blobs.
+    block = max(1, 250_000 // n)
+    for start in range(0, n, block):
+        a = np.arange(start, min(n, start + block))
+        dx = c[None, :, 0] - c[a, None, 0]
+        dy = c[None, :, 1] - c[a, None, 1]
+        dist = np.sqrt(dx * dx + dy * dy)
+        sa = size[a, None]
+        near = (dist >= 0.45 * sa) & (dist <= 1.7 * sa)
+        near &= (size[None, :] >= 0.35 * sa) & (size[None, :] <= 1.15 * sa)
+        ai, bi = np.nonzero(near)
+        if ai.size == 0:
+            continue
+        ai = a[ai]
+        d = dist[ai - start, bi]
+        ux = np.abs(dx[ai - start, bi]) / d
+        uy = np.abs(dy[ai - start, bi]) / d
+        # Extent of each blob along the pair axis (from its box; good enough for a gate).
+        ext_a = w[ai] * ux + h[ai] * uy
+        ext_b = w[bi] * ux + h[bi] * uy
+        ok = (ext_b <= 1.05 * ext_a) & (d >= 0.4 * (ext_a + ext_b))
+        ai, bi, d = ai[ok], bi[ok], d[ok]
+        if ai.size == 0:
+            continue
+        # Keep the nearest few partners of each rank blob.
+        order = np.lexsort((d, ai))
+        ai, bi = ai[order], bi[order]
+        first = np.searchsorted(ai, ai, side="left")
+        keep = (np.arange(ai.size) - first) < max_partners
+        ranks.append(ai[keep])
+        suits.append(bi[keep])
+    if not ranks:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    return np.concatenate(ranks).astype(np.int64), np.concatenate(suits).astype(np.int64)
+
+
+def extract_patches(
+    image: np.ndarray, rank_xy: np.ndarray, suit_xy: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cuts one upright ``PATCH_SIZE`` square per (rank, suit) pair: rank on top, suit below.
+
+    Returns ``(patches, down, span)``.
+    """
+    n = rank_xy.shape[0]
+    patches = np.empty((n, PATCH_SIZE, PATCH_SIZE, 3), dtype=np.uint8)
+    delta = suit_xy - rank_xy
+    span = np.hypot(delta[:, 0], delta[:, 1]).astype(np.float32)
+    down = (delta / np.maximum(span, 1e-6)[:, None]).astype(np.float32)
+    centre = 0.5 * (rank_xy + suit_xy)
+    half = PATCH_SIZE / 2.0
+    for i in range(n):
+        s = 2.0 * PATCH_HALF_SPAN * float(span[i]) / PATCH_SIZE
+        ux, uy = float(down[i, 0]), float(down[i, 1])
+        # "Right" on the card is "down" turned a quarter (a rotation, never a mirror).
+        rx, ry = uy, -ux
+        off = s * (0.5 - half)
+        m = np.array(
+            [
+                [s * rx, s * ux, centre[i, 0] + off * (rx + ux)],
+                [s * ry, s * uy, centre[i, 1] + off * (ry + uy)],
+            ],
+            dtype=np.float64,
+        )
+        patches[i] = cv2.warpAffine(
+            image,
+            m,
+            (PATCH_SIZE, PATCH_SIZE),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+    return patches, down, span
+
+
+def find_candidates(image: np.ndarray) -> IndexCandidates:
+    """Runs segmentation, pairing and patch cutting on a BGR frame (coordinates in its pixels)."""
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"expected a BGR image of shape (h, w, 3), got {image.shape}")
+    scale = working_scale(image.shape)
+    work = image
+    if scale < 1.0:
+        work = cv2.resize(
+            image,
+            (int(round(image.shape[1] * scale)), int(round(image.shape[0] * scale))),
+            interpolation=cv2.INTER_AREA,
+        )
+    # Dark or red ink shows in the per-pixel minimum; gold or silver ink on a
+    # black card shows in the per-pixel maximum.
+    b, g, r = cv2.split(work)
+    lo = cv2.min(cv2.min(b, g), r)
+    hi = cv2.max(cv2.max(b, g), r)
+    rank_parts: list[np.ndarray] = []
+    suit_parts: list[np.ndarray] = []
+    patch_parts: list[np.ndarray] = []
+    down_parts: list[np.ndarray] = []
+    span_parts: list[np.ndarray] = []
+    for channel, bright in ((lo, False), (hi, True)):
+        glyphs = find_glyphs(channel, bright=bright)
+        r, s = pair_glyphs(glyphs)
+        if r.size == 0:
+            continue
+        patches, down, span = extract_patches(work, glyphs.centroids[r], glyphs.centroids[s])
+        if bright:
+            # Light ink on a dark card: invert so the classifier always sees ink darker
+            # than paper (gold turns blue-dark, silver turns grey-dark).
+            patches = 255 - patches
+        rank_parts.append(glyphs.centroids[r])
+        suit_parts.append(glyphs.centroids[s])
+        patch_parts.append(patches)
+        down_parts.append(down)
+        span_parts.append(span)
+    if not rank_parts:
+        z2 = np.zeros((0, 2), np.float32)
+        return IndexCandidates(
+            np.zeros((0, PATCH_SIZE, PATCH_SIZE, 3), np.uint8), z2, z2, z2, np.zeros(0, np.float32)
+        )
+    inv = np.float32(1.0 / scale)
+    return IndexCandidates(
+        np.concatenate(patch_parts),
+        np.concatenate(rank_parts) * inv,
+        np.concatenate(suit_parts) * inv,
+        np.concatenate(down_parts),
+        np.concatenate(span_parts) * inv,
+    )

@@ -1,0 +1,104 @@
+"""Labelled card photos in the CONTRACT.md dataset format, and their dev/test split.
+
+The split is by image and is decided by a hash of the file name alone, so it is
+stable across machines and never depends on the labels. Recognition never sees
+any of this: only the evaluation and the training scripts read labels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from engine.cards import Card
+
+__all__ = [
+    "LabelledImage",
+    "Split",
+    "TEST_PERCENT",
+    "datasets_root",
+    "load_labels",
+    "split_of",
+    "held_out_names",
+]
+
+Split = Literal["dev", "test", "all"]
+TEST_PERCENT = 30
+DATASETS_ENV = "CRIBBAGE_DATASETS"
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledImage:
+    """One photo: its path, the set of face-up cards, and corner-index boxes where known."""
+
+    path: Path
+    cards: frozenset[Card]
+    corner_boxes: tuple[tuple[Card, tuple[float, float, float, float]], ...] = ()
+
+
+def _hash(file_name: str) -> str:
+    return hashlib.sha1(Path(file_name).name.encode("utf-8")).hexdigest()
+
+
+def held_out_names(file_names: list[str]) -> frozenset[str]:
+    """Returns the test part of one dataset: sort its base names by sha1 hex digest, take the
+    first ``ceil(TEST_PERCENT % of n)``.
+
+    Ranking (rather than thresholding each hash) gives every dataset, even a
+    22-image one, its full share of test images.
+    """
+    names = sorted({Path(n).name for n in file_names}, key=lambda n: (_hash(n), n))
+    k = math.ceil(len(names) * TEST_PERCENT / 100)
+    return frozenset(names[:k])
+
+
+def split_of(file_name: str, dataset: list[str]) -> Literal["dev", "test"]:
+    """Returns which part of ``dataset`` (all its file names) an image belongs to."""
+    return "test" if Path(file_name).name in held_out_names(dataset) else "dev"
+
+
+def datasets_root() -> Path | None:
+    """Finds ``../shared/datasets`` beside the repository (or ``$CRIBBAGE_DATASETS``)."""
+    env = os.environ.get(DATASETS_ENV)
+    if env:
+        path = Path(env)
+        return path if path.is_dir() else None
+    path = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+    return path if path.is_dir() else None
+
+
+def load_labels(directory: Path, *, split: Split = "all") -> list[LabelledImage]:
+    """Reads ``DIR/labels.json``; a bad card token or a missing key is a ``ValueError``."""
+    labels_path = Path(directory) / "labels.json"
+    try:
+        data = json.loads(labels_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{labels_path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("images"), list):
+        raise ValueError(f"{labels_path}: expected an object with an 'images' list")
+    out: list[LabelledImage] = []
+    try:
+        test = held_out_names([str(entry["file"]) for entry in data["images"]])
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{labels_path}: every image entry needs a 'file'") from exc
+    for entry in data["images"]:
+        try:
+            name = entry["file"]
+            cards = frozenset(Card.parse(c) for c in entry["cards"])
+        except (KeyError, TypeError) as exc:
+            raise ValueError(
+                f"{labels_path}: image entry without 'file' and 'cards': {entry!r}"
+            ) from exc
+        if split != "all" and (name in test) != (split == "test"):
+            continue
+        boxes = tuple(
+            (Card.parse(b["card"]), tuple(float(v) for v in b["box"]))
+            for b in entry.get("corner_boxes", ())
+        )
+        out.append(LabelledImage(Path(directory) / name, cards, boxes))  # type: ignore[arg-type]
+    return out

@@ -1,0 +1,1 @@
+"""Training-only code for the corner-index classifier (extra packages: requirements.txt)."""

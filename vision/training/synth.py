@@ -1,0 +1,330 @@
+"""Synthetic corner-index patches, rendered in the classifier's canonical frame.
+
+Each positive is a rank (cv2.putText over the Hershey fonts, thickness and
+slant varied) above a drawn suit symbol, placed so that the two glyph centroids
+land where ``vision.candidates.extract_patches`` puts them, then jittered.
+Negatives are the look-alikes the candidate stage produces on real tables:
+upside-down and sideways indices, pairs of pips, other letters, the "1" and "0"
+of a ten side by side, card-back hatching and smooth blobs.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.candidates import PATCH_HALF_SPAN, PATCH_SIZE
+
+RANK_TEXT = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("C", "D", "H", "S")
+FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_COMPLEX_SMALL,
+)
+OTHER_TEXT = tuple("BCEFGHLMNPRSTUVWXYZ01") + ("?", "%", "&", "$", "#")
+
+HI = 128  # render size (4x the patch) for anti-aliasing
+_DIST = HI / (2 * PATCH_HALF_SPAN)  # rank-to-suit centroid distance in the render
+_RANK_AT = np.array([HI / 2, HI / 2 - _DIST / 2])
+_SUIT_AT = np.array([HI / 2, HI / 2 + _DIST / 2])
+
+
+def _suit_mask(suit: str, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws a filled suit symbol of height ``size`` on a square canvas."""
+    c = size * 2
+    m = np.zeros((c, c), np.uint8)
+    cx, cy, r = c / 2, c / 2, size / 2
+    fat = rng.uniform(0.85, 1.15)
+    if suit == "D":
+        pts = np.array(
+            [[cx, cy - r], [cx + 0.72 * r * fat, cy], [cx, cy + r], [cx - 0.72 * r * fat, cy]]
+        )
+        cv2.fillPoly(m, [pts.astype(np.int32)], 255, cv2.LINE_AA)
+    elif suit in ("H", "S"):
+        lobe = 0.5 * r * fat
+        sign = 1 if suit == "H" else -1
+        ly = cy - sign * 0.35 * r
+        cv2.circle(m, (int(cx - lobe * 0.95), int(ly)), int(lobe), 255, -1, cv2.LINE_AA)
+        cv2.circle(m, (int(cx + lobe * 0.95), int(ly)), int(lobe), 255, -1, cv2.LINE_AA)
+        tip = cy + sign * r
+        pts = np.array(
+            [
+                [cx - 1.9 * lobe, ly + sign * 0.2 * lobe],
+                [cx + 1.9 * lobe, ly + sign * 0.2 * lobe],
+                [cx, tip],
+            ]
+        )
+        cv2.fillPoly(m, [pts.astype(np.int32)], 255, cv2.LINE_AA)
+        if suit == "S":
+            stem = np.array([[cx, cy], [cx - 0.4 * r, cy + r], [cx + 0.4 * r, cy + r]])
+            cv2.fillPoly(m, [stem.astype(np.int32)], 255, cv2.LINE_AA)
+    else:  # clubs
+        lobe = 0.3 * r * fat
+        cv2.circle(m, (int(cx), int(cy - 0.55 * r)), int(lobe), 255, -1, cv2.LINE_AA)
+        cv2.circle(m, (int(cx - 0.55 * r), int(cy + 0.05 * r)), int(lobe), 255, -1, cv2.LINE_AA)
+        cv2.circle(m, (int(cx + 0.55 * r), int(cy + 0.05 * r)), int(lobe), 255, -1, cv2.LINE_AA)
+        cv2.circle(m, (int(cx), int(cy - 0.05 * r)), int(lobe * 0.6), 255, -1, cv2.LINE_AA)
+        stem = np.array([[cx, cy], [cx - 0.35 * r, cy + r], [cx + 0.35 * r, cy + r]])
+        cv2.fillPoly(m, [stem.astype(np.int32)], 255, cv2.LINE_AA)
+    return m
+
+
+def _text_mask(text: str, height: float, rng: np.random.Generator) -> np.ndarray:
+    font = FONTS[rng.integers(len(FONTS))]
+    thick = int(rng.integers(1, 4))
+    (tw, th), _ = cv2.getTextSize(text, font, 1.0, thick)
+    scale = height / max(th, 1)
+    thick = max(1, int(round(thick * scale * rng.uniform(0.6, 1.4))))
+    (tw, th), base = cv2.getTextSize(text, font, scale, thick)
+    canvas = np.zeros((th + base + 4 * thick + 8, tw + 4 * thick + 8), np.uint8)
+    cv2.putText(
+        canvas, text, (2 * thick + 4, th + 2 * thick + 4), font, scale, 255, thick, cv2.LINE_AA
+    )
+    squash = rng.uniform(0.75, 1.25)
+    canvas = cv2.resize(canvas, (max(1, int(canvas.shape[1] * squash)), canvas.shape[0]))
+    return canvas
+
+
+def _centroid(mask: np.ndarray, rng: np.random.Generator, *, pick_part: bool) -> np.ndarray:
+    """Centroid of the mask, or of one of its parts (the "1" or the "0" of a ten)."""
+    if pick_part:
+        n, _, stats, cents = cv2.connectedComponentsWithStats((mask > 96).astype(np.uint8))
+        parts = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > 0.1 * (mask > 96).sum()]
+        if len(parts) > 1:
+            return cents[parts[rng.integers(len(parts))]]
+    m = cv2.moments(mask, binaryImage=False)
+    if m["m00"] <= 0:
+        return np.array([mask.shape[1] / 2, mask.shape[0] / 2])
+    return np.array([m["m10"] / m["m00"], m["m01"] / m["m00"]])
+
+
+def _place(
+    mask: np.ndarray, src: np.ndarray, dst: np.ndarray, angle: float, scale: float
+) -> np.ndarray:
+    """Moves ``src`` (a point of ``mask``) to ``dst`` in an HI x HI canvas, rotated and scaled."""
+    m = cv2.getRotationMatrix2D((float(src[0]), float(src[1])), angle, scale)
+    m[:, 2] += dst - src
+    return cv2.warpAffine(mask, m, (HI, HI), flags=cv2.INTER_LINEAR)
+
+
+def _ink_colour(suit: str | None, rng: np.random.Generator) -> np.ndarray:
+    u = rng.random()
+    if u < 0.12:
+        return rng.integers(0, 200, 3).astype(np.float32)  # any colour: four-colour decks
+    red = suit in ("H", "D")
+    if red:
+        return np.array([rng.uniform(0, 90), rng.uniform(0, 80), rng.uniform(120, 255)], np.float32)
+    grey = rng.uniform(0, 90)
+    return np.array([grey, grey, grey], np.float32) + rng.uniform(-15, 15, 3).astype(np.float32)
+
+
+def _compose(masks: list[tuple[np.ndarray, np.ndarray]], rng: np.random.Generator) -> np.ndarray:
+    """Paints (mask, colour) layers on paper, adds clutter and camera effects, returns 32x32 BGR."""
+    paper = np.array([rng.uniform(150, 255)] * 3, np.float32) + rng.uniform(-25, 25, 3)
+    img = np.empty((HI, HI, 3), np.float32)
+    img[:] = paper
+    # Shading gradient across the patch.
+    gy, gx = np.mgrid[0:HI, 0:HI].astype(np.float32) / HI
+    img *= (1 + rng.uniform(-0.3, 0.3) * gx + rng.uniform(-0.3, 0.3) * gy)[..., None]
+    if rng.random() < 0.3:
+        # Card edge: darker table beyond a straight line somewhere near the border.
+        a = rng.uniform(0, 2 * np.pi)
+        off = rng.uniform(0.35, 0.7) * HI
+        side = (gx * HI - HI / 2) * np.cos(a) + (gy * HI - HI / 2) * np.sin(a) > off
+        img[side] = rng.uniform(0, 200, 3)
+    for mask, colour in masks:
+        alpha = (mask.astype(np.float32) / 255.0)[..., None]
+        img = img * (1 - alpha) + colour * alpha
+    if rng.random() < 0.25:
+        # A sliver of picture or pip from the rest of the card.
+        cv2.circle(
+            img,
+            (int(rng.uniform(0, HI)), int(rng.uniform(0, HI))),
+            int(rng.uniform(6, 30)),
+            tuple(float(v) for v in rng.uniform(0, 255, 3)),
+            -1,
+            cv2.LINE_AA,
+        )
+    small = cv2.resize(img, (PATCH_SIZE, PATCH_SIZE), interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.5:
+        small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.2))
+    small = small * rng.uniform(0.6, 1.25) + rng.uniform(-40, 30)
+    small += rng.normal(0, rng.uniform(0, 10), small.shape)
+    return np.clip(small, 0, 255).astype(np.uint8)
+
+
+def render_index(rank: int, suit: int, rng: np.random.Generator, *, flip: str = "") -> np.ndarray:
+    """One 32x32 patch of the index of rank ``rank`` (0..12) and suit ``suit`` (0..3).
+
+    ``flip`` "180" or "90" renders the same index turned, as a negative.
+    """
+    rh = _DIST * rng.uniform(0.75, 1.25)
+    text = RANK_TEXT[rank]
+    rmask = _text_mask(text, rh, rng)
+    smask = _suit_mask(SUITS[suit], int(rh * rng.uniform(0.55, 0.95)), rng)
+    rc = _centroid(rmask, rng, pick_part=(text == "10"))
+    sc = _centroid(smask, rng, pick_part=False)
+    ra, sa = _RANK_AT.copy(), _SUIT_AT.copy()
+    if flip == "180":
+        ra, sa = sa, ra
+    elif flip == "90":
+        ra = np.array([HI / 2 - _DIST / 2, HI / 2])
+        sa = np.array([HI / 2 + _DIST / 2, HI / 2])
+        if rng.random() < 0.5:
+            ra, sa = sa, ra
+    angle = (
+        180.0 if flip == "180" else (90.0 * (1 if ra[0] < sa[0] else -1) if flip == "90" else 0.0)
+    )
+    angle += rng.normal(0, 6)
+    sc_scale = rng.uniform(0.9, 1.1)
+    jitter = rng.normal(0, 1.5, 2)
+    colour = _ink_colour(SUITS[suit], rng)
+    layers = [
+        (_place(rmask, rc, ra + jitter, angle, sc_scale), colour),
+        (_place(smask, sc, sa + jitter + rng.normal(0, 1.5, 2), angle, sc_scale), colour),
+    ]
+    return _compose(layers, rng)
+
+
+def render_negative(rng: np.random.Generator) -> np.ndarray:
+    """One 32x32 patch of something the candidate stage pairs but that is not an index."""
+    kind = rng.integers(5)
+    if kind == 0:
+        return render_index(
+            int(rng.integers(13)),
+            int(rng.integers(4)),
+            rng,
+            flip="180" if rng.random() < 0.6 else "90",
+        )
+    colour = _ink_colour(SUITS[rng.integers(4)], rng)
+    rh = _DIST * rng.uniform(0.7, 1.3)
+    if kind == 1:  # two pips
+        s = SUITS[rng.integers(4)]
+        a = _suit_mask(s, int(rh * rng.uniform(0.8, 1.4)), rng)
+        b = _suit_mask(s, int(rh * rng.uniform(0.8, 1.4)), rng)
+    elif kind == 2:  # other characters
+        a = _text_mask(OTHER_TEXT[rng.integers(len(OTHER_TEXT))], rh, rng)
+        b = (
+            _text_mask(OTHER_TEXT[rng.integers(len(OTHER_TEXT))], rh * 0.8, rng)
+            if rng.random() < 0.5
+            else _suit_mask(SUITS[rng.integers(4)], int(rh * 0.7), rng)
+        )
+    elif kind == 3:  # the "1" and "0" of a ten, or two rank glyphs, stacked
+        a = _text_mask(RANK_TEXT[rng.integers(13)], rh, rng)
+        b = _text_mask(RANK_TEXT[rng.integers(13)], rh * rng.uniform(0.7, 1.0), rng)
+    else:  # hatching and blobs: card backs, table grain, fingers
+        img = np.full((PATCH_SIZE, PATCH_SIZE, 3), rng.uniform(80, 255), np.float32)
+        step = rng.uniform(2, 6)
+        yy, xx = np.mgrid[0:PATCH_SIZE, 0:PATCH_SIZE]
+        ang = rng.uniform(0, np.pi)
+        wave = np.sin((xx * np.cos(ang) + yy * np.sin(ang)) / step * np.pi)
+        if rng.random() < 0.5:
+            wave = wave * np.sin((xx * np.sin(ang) - yy * np.cos(ang)) / step * np.pi)
+        img += (wave[..., None] * rng.uniform(20, 90) * rng.uniform(0.3, 1.0, 3)).astype(np.float32)
+        for _ in range(int(rng.integers(0, 3))):
+            cv2.ellipse(
+                img,
+                (int(rng.uniform(0, 32)), int(rng.uniform(0, 32))),
+                (int(rng.uniform(3, 12)), int(rng.uniform(3, 12))),
+                float(rng.uniform(0, 180)),
+                0,
+                360,
+                tuple(float(v) for v in rng.uniform(0, 255, 3)),
+                -1,
+            )
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.5))
+        return np.clip(img + rng.normal(0, 5, img.shape), 0, 255).astype(np.uint8)
+    ac = _centroid(a, rng, pick_part=True)
+    bc = _centroid(b, rng, pick_part=True)
+    angle = rng.uniform(-180, 180) if rng.random() < 0.5 else rng.normal(0, 8)
+    layers = [
+        (_place(a, ac, _RANK_AT, angle, 1.0), colour),
+        (_place(b, bc, _SUIT_AT, angle, 1.0), colour),
+    ]
+    return _compose(layers, rng)
+
+
+def synth_set(n_pos: int, n_neg: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Returns (patches, rank labels 0..13, suit labels 0..4); 13 and 4 mean "not an index"."""
+    rng = np.random.default_rng(seed)
+    xs, rs, ss = [], [], []
+    for _ in range(n_pos):
+        r, s = int(rng.integers(13)), int(rng.integers(4))
+        xs.append(render_index(r, s, rng))
+        rs.append(r)
+        ss.append(s)
+    for _ in range(n_neg):
+        xs.append(render_negative(rng))
+        rs.append(13)
+        ss.append(4)
+    return np.stack(xs), np.array(rs, np.int64), np.array(ss, np.int64)
+
+
+def render_card(rank: int, suit: int, *, height: int = 350, seed: int = 0) -> np.ndarray:
+    """A whole card face (BGR, white paper, index in two corners, a few pips), ``height`` tall.
+
+    Used by tests to build scenes; ``rank`` 0..12 (A..K), ``suit`` 0..3 (C D H S).
+    """
+    rng = np.random.default_rng(seed)
+    w = int(round(height * 63 / 88))
+    card = np.full((height, w, 3), 250, np.uint8)
+    colour = (30, 30, 200) if SUITS[suit] in ("H", "D") else (25, 25, 25)
+    span = height / 8.3  # rank-to-suit distance, as vision.detection assumes
+    rh = int(span * 0.95)
+    text = RANK_TEXT[rank]
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    thick = max(2, int(rh / 8))
+    (tw, th), _ = cv2.getTextSize(text, font, 1.0, thick)
+    scale = rh / th
+    (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
+    corner = np.full((int(span * 2.4), int(span * 1.5)), 0, np.uint8)
+    cx = corner.shape[1] // 2
+    cv2.putText(
+        corner,
+        text,
+        (cx - tw // 2, int(span * 0.6) + th // 2),
+        font,
+        scale,
+        255,
+        thick,
+        cv2.LINE_AA,
+    )
+    pip = _suit_mask(SUITS[suit], int(span * 0.75), rng)
+    py = int(span * 1.6) - pip.shape[0] // 2
+    px = cx - pip.shape[1] // 2
+    region = corner[py : py + pip.shape[0], px : px + pip.shape[1]]
+    np.maximum(region, pip[: region.shape[0], : region.shape[1]], out=region)
+    ch, cw = corner.shape
+    ox, oy = max(2, int(span * 0.75) - cw // 2), max(2, int(span * 1.1) - int(span * 0.6))
+    for m, (x, y) in ((corner, (ox, oy)), (corner[::-1, ::-1], (w - ox - cw, height - oy - ch))):
+        sub = card[y : y + ch, x : x + cw]
+        alpha = (m[: sub.shape[0], : sub.shape[1]].astype(np.float32) / 255)[..., None]
+        sub[:] = (sub * (1 - alpha) + np.array(colour) * alpha).astype(np.uint8)
+    big = _suit_mask(SUITS[suit], int(height * 0.2), rng)
+    by, bx = height // 2 - big.shape[0] // 2, w // 2 - big.shape[1] // 2
+    sub = card[by : by + big.shape[0], bx : bx + big.shape[1]]
+    alpha = (big.astype(np.float32) / 255)[..., None]
+    sub[:] = (sub * (1 - alpha) + np.array(colour) * alpha).astype(np.uint8)
+    cv2.rectangle(card, (0, 0), (w - 1, height - 1), (200, 200, 200), 2)
+    return card
+
+
+def place(
+    scene: np.ndarray,
+    card: np.ndarray,
+    centre: tuple[float, float],
+    angle: float,
+    scale: float = 1.0,
+) -> np.ndarray:
+    """Pastes ``card`` into ``scene`` (in place, also returned), turned ``angle`` degrees."""
+    h, w = card.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
+    m[:, 2] += np.array(centre) - np.array([w / 2, h / 2])
+    mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), m, scene.shape[1::-1])
+    warped = cv2.warpAffine(card, m, scene.shape[1::-1], flags=cv2.INTER_AREA)
+    scene[mask > 127] = warped[mask > 127]
+    return scene

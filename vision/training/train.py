@@ -1,0 +1,191 @@
+"""Trains the corner-index classifier and writes ``vision/models/corner_index.onnx``.
+
+Run (training-only dependencies in ``vision/training/requirements.txt``)::
+
+    nice -n 10 /tmp/venv-train/bin/python -m vision.training.train
+
+Deterministic: every random choice is seeded. Uses only the DEV split of the
+shared datasets (see README.md); the test split is never read here.
+
+Stages: (1) train on synthetic indices plus real "not an index" patches;
+(2) that model picks, among the real candidates inside each labelled corner
+box, those that read as the labelled card in the upright direction (a box
+also holds the upside-down and sideways pairings); (3) train the final model
+on synthetic + real patches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from vision.classifier import MODEL_PATH, normalise
+from vision.datasets import datasets_root, load_labels
+from vision.training.harvest import card_labels, harvest_boxes, harvest_sets
+from vision.training.synth import synth_set
+
+
+class IndexNet(nn.Module):
+    """Three conv blocks, one hidden layer, 14 rank + 5 suit logits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.trunk = nn.Sequential(
+            nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(32 * 16, 64), nn.ReLU(), nn.Dropout(0.2), nn.Linear(64, 19),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.trunk(x)
+
+
+def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Cheap per-batch photometric and small geometric jitter on uint8 patches."""
+    x = x.astype(np.float32)
+    n = x.shape[0]
+    x = x * rng.uniform(0.7, 1.3, (n, 1, 1, 1)) + rng.uniform(-30, 30, (n, 1, 1, 1))
+    x = x * rng.uniform(0.85, 1.15, (n, 1, 1, 3))  # colour cast
+    x += rng.normal(0, 1, x.shape) * rng.uniform(0, 8, (n, 1, 1, 1))
+    shift = rng.integers(-1, 2, (2,))
+    x = np.roll(x, tuple(int(v) for v in shift), axis=(1, 2))
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
+def fit(
+    x: np.ndarray, r: np.ndarray, s: np.ndarray, *, epochs: int, seed: int, log: str
+) -> IndexNet:
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = IndexNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * (len(x) // 256 + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(epochs):
+        net.train()
+        order = rng.permutation(len(x))
+        total = 0.0
+        t0 = time.time()
+        for i in range(0, len(x), 256):
+            idx = order[i : i + 256]
+            xb = torch.from_numpy(normalise(_augment(x[idx], rng)))
+            out = net(xb)
+            loss = loss_fn(out[:, :14], torch.from_numpy(r[idx])) + loss_fn(
+                out[:, 14:], torch.from_numpy(s[idx])
+            )
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        print(f"[{log}] epoch {epoch + 1}/{epochs} loss {total / len(x):.4f} "
+              f"({time.time() - t0:.0f}s)", flush=True)
+    net.eval()
+    return net
+
+
+def predict(net: IndexNet, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    with torch.no_grad():
+        outs = [net(torch.from_numpy(normalise(x[i : i + 1024]))) for i in range(0, len(x), 1024)]
+    out = torch.cat(outs)
+    return torch.softmax(out[:, :14], 1).numpy(), torch.softmax(out[:, 14:], 1).numpy()
+
+
+def pseudo_label(
+    net: IndexNet, x: np.ndarray, owner: np.ndarray, sets: list[frozenset]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Names patches of set-labelled photos: the likeliest card of that photo's set, kept
+    only when the model is sure it is an index and that card clearly beats the set's others.
+    """
+    if len(x) == 0:
+        z = np.zeros(0, np.int64)
+        return x, z, z
+    pr, ps = predict(net, x)
+    is_index = (1 - pr[:, 13]) * (1 - ps[:, 4])
+    keep, rs, ss = [], [], []
+    for i in np.nonzero(is_index >= 0.8)[0]:
+        labels = [card_labels(c) for c in sets[owner[i]]]
+        p = np.array([pr[i, a] * ps[i, b] for a, b in labels])
+        order = np.argsort(-p)
+        second = p[order[1]] if len(p) > 1 else 0.0
+        if p[order[0]] >= 0.25 and p[order[0]] >= 3 * second:
+            keep.append(i)
+            rs.append(labels[order[0]][0])
+            ss.append(labels[order[0]][1])
+    return x[keep], np.array(rs, np.int64), np.array(ss, np.int64)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=MODEL_PATH)
+    ap.add_argument("--synth", type=int, default=20000)
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3, help="re-labelling rounds after stage 1")
+    ap.add_argument("--negatives", type=int, default=40000, help="real non-index patches used")
+    ap.add_argument("--turns", type=int, default=2, help="extra turned copies of each dev photo")
+    args = ap.parse_args()
+    torch.set_num_threads(2)
+    root = datasets_root()
+    if root is None:
+        raise SystemExit("no ../shared/datasets (or $CRIBBAGE_DATASETS): cannot train")
+    t0 = time.time()
+    sx, sr, ss = synth_set(args.synth, args.synth // 2, seed=1)
+    print(f"synthetic {len(sx)} ({time.time() - t0:.0f}s)", flush=True)
+    dev = load_labels(root / "roboflow-cardcounterml", split="dev")
+    hx, hr, hs, hg = harvest_boxes(dev, turns=args.turns, seed=2)
+    print(f"real dev patches {len(hx)}, index {int((hr < 13).sum())} ({time.time() - t0:.0f}s)",
+          flush=True)
+    epfl = load_labels(root / "epfl-iapr2022-poker", split="dev")
+    ex, eo, esets = harvest_sets(epfl, turns=args.turns, seed=3)
+    print(f"epfl dev patches {len(ex)} ({time.time() - t0:.0f}s)", flush=True)
+    neg = hr == 13
+    rng = np.random.default_rng(3)
+    neg_idx = np.nonzero(neg)[0]
+    neg_idx = rng.choice(neg_idx, size=min(len(neg_idx), args.negatives), replace=False)
+
+    # Stage 1: synthetic + real negatives.
+    x1 = np.concatenate([sx, hx[neg_idx]])
+    net = fit(x1, np.concatenate([sr, hr[neg_idx]]), np.concatenate([ss, hs[neg_idx]]),
+              epochs=max(2, args.epochs // 3), seed=4, log="stage 1")
+
+    # Stage 2: keep box candidates that read as their labelled card, upright.
+    pos_idx = np.nonzero(~neg)[0]
+    last = 1 + args.rounds
+    for stage in range(2, last + 1):
+        pr, ps = predict(net, hx[pos_idx])
+        p_true = pr[np.arange(len(pos_idx)), hr[pos_idx]] * ps[np.arange(len(pos_idx)), hs[pos_idx]]
+        # Within each box the upright reading is the one most like its labelled card.
+        best = np.zeros(int(hg.max()) + 1)
+        np.maximum.at(best, hg[pos_idx], p_true)
+        rel = p_true / np.maximum(best[hg[pos_idx]], 1e-9)
+        keep = pos_idx[(rel >= 0.5) & (p_true >= (0.002 if stage == 2 else 0.02))]
+        print(f"stage {stage}: {len(keep)} of {len(pos_idx)} box candidates kept as indices",
+              flush=True)
+        # Real indices are rare next to synthetic ones: repeat them.
+        rep = np.repeat(keep, 4)
+        px, pr_, ps_ = pseudo_label(net, ex, eo, esets)
+        print(f"stage {stage}: {len(px)} epfl dev patches named within their photo's cards",
+              flush=True)
+        x = np.concatenate([sx, hx[neg_idx], hx[rep], np.repeat(px, 4, axis=0)])
+        r = np.concatenate([sr, hr[neg_idx], hr[rep], np.repeat(pr_, 4)])
+        s = np.concatenate([ss, hs[neg_idx], hs[rep], np.repeat(ps_, 4)])
+        epochs = args.epochs if stage == last else max(2, args.epochs // 2)
+        net = fit(x, r, s, epochs=epochs, seed=5 + stage, log=f"stage {stage}")
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, 32, 32)
+    torch.onnx.export(net, (dummy,), str(args.out), input_names=["patch"], output_names=["logits"],
+                      dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=13,
+                      dynamo=False)
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes, {time.time() - t0:.0f}s)")
+
+
+if __name__ == "__main__":
+    main()
