@@ -1,0 +1,65 @@
+"""``cribbage-board history [--store PATH] [--json]``: the matches in the device's event store.
+
+Reads the store read-only, so it is safe while the device is running; a damaged
+store is reported (exit 2) and left for the device to repair when it starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from firmware.cli import print_json
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "history", help="list the matches in the event store: games won, skunks, match points")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="the event store (default: $STATE_DIRECTORY or the XDG data "
+                             "directory, cribbage-board/events.sqlite3)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from firmware.config import default_store_path
+    from firmware.store import EventStore
+
+    path = args.store if args.store is not None else default_store_path()
+    with EventStore.open(path, readonly=True) as store:
+        report = {
+            "store": str(path),
+            "matches": [match.to_json() for match in store.matches()],
+            "current": None if store.match is None or not store.lines else
+            {"match": store.match, "events": len(store.lines), **store.game.to_json()},
+        }
+    if args.json:
+        print_json(report)
+    else:
+        print(describe(report))
+    return 0
+
+
+def describe(report: dict[str, Any]) -> str:
+    """The history as a person reads it: one block per match, then the game in progress."""
+    lines = [f"store: {report['store']}"]
+    if not report["matches"]:
+        lines.append("no matches yet")
+    for match in report["matches"]:
+        games = match["games"]
+        lines.append(f"match {match['id']}: {', '.join(match['players'])} "
+                     f"({len(games)} game{'s' if len(games) != 1 else ''} finished, "
+                     f"{match['events']} events)")
+        for number, game in enumerate(games, start=1):
+            result = "" if game["result"] == "win" else f" ({game['result'].replace('_', ' ')})"
+            scores = "-".join(str(s) for s in game["scores"])
+            lines.append(f"  game {number}: {game['winner']} won{result}, {scores}")
+        points = ", ".join(f"{name} {n}" for name, n in match["points"].items())
+        lines.append(f"  match points: {points}")
+    current = report["current"]
+    if current is not None:
+        sides = ", ".join(f"{side['name']} {side['score']}" for side in current["sides"])
+        lines.append(f"current game (match {current['match']}): {sides}; next: {current['next']}")
+    return "\n".join(lines)

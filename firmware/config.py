@@ -1,0 +1,327 @@
+"""The device's one TOML file: players, rules, board, buttons, camera, zones, store, voice.
+
+Every table is optional and the defaults run on a laptop with no file at all
+(simulated LED strip, OpenCV webcam, store under the XDG data directory, no
+voice). The ``[board]`` and ``[buttons]`` tables belong to ``hardware.config``
+and ``hardware.buttons``; the ``[rules]`` table is CONTRACT.md's rules block,
+checked by the engine. This module only adds the tables they do not know and
+puts the file's name and the table in front of every error, so a typo reads
+``config.toml: [rules] unknown rules key 'tagret' ...``.
+
+See ``firmware/config.example.toml`` for every key.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from engine.rules import Rules
+from hardware.buttons import ButtonConfig, ButtonConfigError
+from hardware.config import BoardConfig, ConfigError, read_toml
+
+__all__ = [
+    "DeviceConfig", "CameraConfig", "ZonesConfig", "StoreConfig", "VoiceConfig",
+    "DeviceConfigError", "load_device_config", "default_store_path", "CAMERA_SOURCES",
+]
+
+CAMERA_SOURCES = ("picamera2", "opencv", "replay")
+# Which [camera] keys each source takes: the keyword arguments of vision.sources.open_source.
+_CAMERA_KEYS = {
+    "picamera2": {"size"},
+    "opencv": {"size", "device"},
+    "replay": {"size", "path", "fps", "loop"},
+}
+_TABLES = ("game", "rules", "board", "buttons", "camera", "zones", "store", "voice")
+Point = tuple[float, float]
+Polygon = tuple[Point, ...]
+
+
+class DeviceConfigError(ConfigError):
+    """A config file the device cannot run with; the message names the file, table and key."""
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """``[camera]``: which ``vision.sources`` backend and its options."""
+
+    source: str = "opencv"
+    size: tuple[int, int] = (1280, 720)
+    device: int | str = 0
+    path: Path | None = None
+    fps: float = 30.0
+    loop: bool = False
+
+    def options(self) -> dict[str, Any]:
+        """The keyword arguments for ``vision.sources.open_source(self.source, ...)``."""
+        everything: dict[str, Any] = {"size": self.size, "device": self.device,
+                                      "path": self.path, "fps": self.fps, "loop": self.loop}
+        return {key: everything[key] for key in sorted(_CAMERA_KEYS[self.source])}
+
+
+@dataclass(frozen=True)
+class ZonesConfig:
+    """``[zones]``: where things lie on the table, in frame pixels.
+
+    ``seats`` holds one polygon per player in seating order (the cards a
+    player lays land there); ``starter`` and ``crib`` are the areas for the
+    cut card and the crib. None means "not calibrated yet".
+    """
+
+    seats: tuple[Polygon, ...] = ()
+    starter: Polygon | None = None
+    crib: Polygon | None = None
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    """``[store]``: where the event store lives."""
+
+    path: Path
+
+
+@dataclass(frozen=True)
+class VoiceConfig:
+    """``[voice]``: spoken scores through espeak-ng (off unless asked for)."""
+
+    enabled: bool = False
+    command: str = "espeak-ng"
+    voice: str = "en"
+    words_per_minute: int = 160
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    """The whole config file, checked."""
+
+    players: tuple[str, ...]
+    rules_json: Mapping[str, Any]
+    rules: Rules
+    board: BoardConfig
+    camera: CameraConfig
+    zones: ZonesConfig
+    store: StoreConfig
+    voice: VoiceConfig
+    source: Path | None = None
+
+    @property
+    def buttons(self) -> ButtonConfig:
+        return self.board.buttons
+
+    def new_game_event(self) -> dict[str, Any]:
+        """The ``new_game`` event that starts a match with these players and rules."""
+        return {"type": "new_game", "players": list(self.players), "rules": dict(self.rules_json)}
+
+
+def default_store_path(environ: Mapping[str, str] | None = None) -> Path:
+    """``$STATE_DIRECTORY`` under systemd (``StateDirectory=``), else the XDG data directory."""
+    env = os.environ if environ is None else environ
+    if env.get("STATE_DIRECTORY"):
+        # systemd may list several directories separated by colons; the first is ours.
+        return Path(env["STATE_DIRECTORY"].split(":")[0]) / "events.sqlite3"
+    data = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local/share")
+    return Path(data) / "cribbage-board" / "events.sqlite3"
+
+
+def load_device_config(path: Path | str | None = None, *,
+                       environ: Mapping[str, str] | None = None) -> DeviceConfig:
+    """Reads and checks the config file; None means every default."""
+    if path is None:
+        return parse_device_config({}, name="defaults", base=Path.cwd(), environ=environ)
+    path = Path(path)
+    try:
+        document = read_toml(path)
+    except OSError as exc:
+        raise DeviceConfigError(f"cannot read config {str(path)!r}: {exc.strerror or exc}") \
+            from None
+    except ConfigError as exc:
+        raise DeviceConfigError(str(exc)) from None
+    config = parse_device_config(document, name=path.name, base=path.parent, environ=environ)
+    return replace(config, source=path)
+
+
+def parse_device_config(document: Mapping[str, Any], *, name: str = "config.toml",
+                        base: Path | None = None,
+                        environ: Mapping[str, str] | None = None) -> DeviceConfig:
+    """Checks a parsed TOML document. ``base`` anchors relative paths (the file's folder)."""
+    base = Path.cwd() if base is None else base
+    unknown = sorted(set(document) - set(_TABLES))
+    if unknown:
+        raise DeviceConfigError(f"{name}: unknown table [{unknown[0]}] "
+                                f"(known: {', '.join(_TABLES)})")
+
+    def table(key: str) -> Mapping[str, Any]:
+        value = document.get(key, {})
+        if not isinstance(value, Mapping):
+            raise DeviceConfigError(f"{name}: {key} must be a table ([{key}]), not {value!r}")
+        return value
+
+    players = _players(name, table("game"))
+    rules_json = dict(table("rules"))
+    try:
+        rules = Rules.from_json(rules_json, players=len(players))
+    except ValueError as exc:
+        raise DeviceConfigError(f"{name}: [rules] {exc}") from None
+    try:
+        board = BoardConfig.from_config({k: document[k] for k in ("board", "buttons")
+                                         if k in document})
+    except ValueError as exc:
+        where = "buttons" if isinstance(exc, ButtonConfigError) else "board"
+        raise DeviceConfigError(f"{name}: [{where}] {exc}") from None
+    camera = _camera(name, table("camera"), base)
+    return DeviceConfig(
+        players=players,
+        rules_json=rules_json,
+        rules=rules,
+        board=board,
+        camera=camera,
+        zones=_zones(name, table("zones"), len(players), camera.size),
+        store=_store(name, table("store"), base, environ),
+        voice=_voice(name, table("voice")),
+    )
+
+
+# -- tables ----------------------------------------------------------------------------------
+
+
+def _check_keys(name: str, where: str, data: Mapping[str, Any], known: set[str]) -> None:
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise DeviceConfigError(f"{name}: [{where}] unknown key {unknown[0]!r} "
+                                f"(known: {', '.join(sorted(known))})")
+
+
+def _players(name: str, data: Mapping[str, Any]) -> tuple[str, ...]:
+    _check_keys(name, "game", data, {"players"})
+    players = data.get("players", ["Player 1", "Player 2"])
+    if (not isinstance(players, list) or not 2 <= len(players) <= 4
+            or not all(isinstance(p, str) and p.strip() for p in players)):
+        raise DeviceConfigError(f"{name}: [game] players must be a list of 2 to 4 names, "
+                                f"not {players!r}")
+    if len(set(players)) != len(players):
+        raise DeviceConfigError(f"{name}: [game] players names someone twice: {players!r}")
+    return tuple(players)
+
+
+def _size(name: str, where: str, value: Any) -> tuple[int, int]:
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(type(v) is int and v > 0 for v in value)):
+        raise DeviceConfigError(f"{name}: [{where}] size must be [width, height] in pixels, "
+                                f"not {value!r}")
+    return (value[0], value[1])
+
+
+def _camera(name: str, data: Mapping[str, Any], base: Path) -> CameraConfig:
+    source = data.get("source", "opencv")
+    if source not in CAMERA_SOURCES:
+        raise DeviceConfigError(f"{name}: [camera] source must be one of "
+                                f"{', '.join(CAMERA_SOURCES)}, not {source!r}")
+    allowed = _CAMERA_KEYS[source]
+    _check_keys(name, "camera", data, {"source", *set().union(*_CAMERA_KEYS.values())})
+    for key in sorted(set(data) - {"source"} - allowed):
+        raise DeviceConfigError(f"{name}: [camera] key {key!r} does not apply to source "
+                                f"{source!r} (it takes: {', '.join(sorted(allowed))})")
+    values: dict[str, Any] = {"source": source}
+    if "size" in data:
+        values["size"] = _size(name, "camera", data["size"])
+    if "device" in data:
+        device = data["device"]
+        if not (type(device) is int and device >= 0) and not (isinstance(device, str) and device):
+            raise DeviceConfigError(f"{name}: [camera] device must be an index like 0 or a path "
+                                    f"like \"/dev/video0\", not {device!r}")
+        values["device"] = device
+    if source == "replay":
+        folder = data.get("path")
+        if not isinstance(folder, str) or not folder:
+            raise DeviceConfigError(f"{name}: [camera] source 'replay' needs path, a folder of "
+                                    f"images or a video file, not {folder!r}")
+        values["path"] = base / folder
+    if "fps" in data:
+        fps = data["fps"]
+        if isinstance(fps, bool) or not isinstance(fps, int | float) or not fps > 0:
+            raise DeviceConfigError(f"{name}: [camera] fps must be a positive number, "
+                                    f"not {fps!r}")
+        values["fps"] = float(fps)
+    if "loop" in data:
+        values["loop"] = _flag(name, "camera", "loop", data["loop"])
+    return CameraConfig(**values)
+
+
+def _polygon(name: str, where: str, value: Any, size: tuple[int, int]) -> Polygon:
+    if not isinstance(value, list) or len(value) < 3:
+        raise DeviceConfigError(f"{name}: [zones] {where} must be a polygon of at least 3 "
+                                f"[x, y] points, not {value!r}")
+    points: list[Point] = []
+    for point in value:
+        if (not isinstance(point, list) or len(point) != 2 or any(
+                isinstance(v, bool) or not isinstance(v, int | float) for v in point)):
+            raise DeviceConfigError(f"{name}: [zones] {where}: {point!r} is not an [x, y] point")
+        x, y = float(point[0]), float(point[1])
+        if not (0 <= x <= size[0] and 0 <= y <= size[1]):
+            raise DeviceConfigError(f"{name}: [zones] {where}: point {point!r} lies outside the "
+                                    f"{size[0]}x{size[1]} camera frame")
+        points.append((x, y))
+    area = sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(points, points[1:] + points[:1],
+                                                             strict=True)) / 2
+    if math.isclose(area, 0.0, abs_tol=1e-9):
+        raise DeviceConfigError(f"{name}: [zones] {where} encloses no area: {value!r}")
+    return tuple(points)
+
+
+def _zones(name: str, data: Mapping[str, Any], players: int,
+           size: tuple[int, int]) -> ZonesConfig:
+    _check_keys(name, "zones", data, {"seats", "starter", "crib"})
+    seats: tuple[Polygon, ...] = ()
+    if "seats" in data:
+        raw = data["seats"]
+        if not isinstance(raw, list) or len(raw) != players:
+            count = len(raw) if isinstance(raw, list) else raw
+            raise DeviceConfigError(f"{name}: [zones] seats needs one polygon per player "
+                                    f"({players}, in [game] players order), got {count!r}")
+        seats = tuple(_polygon(name, f"seats[{i}]", p, size) for i, p in enumerate(raw))
+    return ZonesConfig(
+        seats=seats,
+        starter=_polygon(name, "starter", data["starter"], size) if "starter" in data else None,
+        crib=_polygon(name, "crib", data["crib"], size) if "crib" in data else None,
+    )
+
+
+def _store(name: str, data: Mapping[str, Any], base: Path,
+           environ: Mapping[str, str] | None) -> StoreConfig:
+    _check_keys(name, "store", data, {"path"})
+    if "path" not in data:
+        return StoreConfig(default_store_path(environ))
+    raw = data["path"]
+    if not isinstance(raw, str) or not raw:
+        raise DeviceConfigError(f"{name}: [store] path must be a file name, not {raw!r}")
+    return StoreConfig(base / Path(raw).expanduser())
+
+
+def _voice(name: str, data: Mapping[str, Any]) -> VoiceConfig:
+    _check_keys(name, "voice", data, {"enabled", "command", "voice", "words_per_minute"})
+    values: dict[str, Any] = {}
+    if "enabled" in data:
+        values["enabled"] = _flag(name, "voice", "enabled", data["enabled"])
+    for key in ("command", "voice"):
+        if key in data:
+            if not isinstance(data[key], str) or not data[key].strip():
+                raise DeviceConfigError(f"{name}: [voice] {key} must be a name, "
+                                        f"not {data[key]!r}")
+            values[key] = data[key]
+    if "words_per_minute" in data:
+        wpm = data["words_per_minute"]
+        if type(wpm) is not int or not 80 <= wpm <= 450:
+            raise DeviceConfigError(f"{name}: [voice] words_per_minute must be 80 to 450 "
+                                    f"(espeak-ng's range), not {wpm!r}")
+        values["words_per_minute"] = wpm
+    return VoiceConfig(**values)
+
+
+def _flag(name: str, where: str, key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise DeviceConfigError(f"{name}: [{where}] {key} must be true or false, not {value!r}")
+    return value

@@ -1,0 +1,92 @@
+"""``cribbage-board history``: matches, games, skunks, match points and the game in progress."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from engine.game import Game
+from engine.simulate import simulate_game, simulate_match
+from firmware.cli import main
+from firmware.store import EventStore
+
+
+@pytest.fixture(scope="module")
+def logs() -> tuple[list[dict], list[dict]]:
+    return (simulate_match(random.Random(3), ["Ann", "Bob"], games=2),
+            simulate_game(random.Random(8), ["Cat", "Dan", "Eve"]))
+
+
+@pytest.fixture
+def store_path(tmp_path: Path, logs) -> Path:
+    first, second = logs
+    path = tmp_path / "events.sqlite3"
+    with EventStore.open(path) as store:
+        for event in first:
+            store.append(event)
+        store.start_match(second[0])
+        for event in second[1:20]:
+            store.append(event)
+    return path
+
+
+def history_json(path: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    assert main(["history", "--store", str(path), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    return json.loads(out)
+
+
+def test_json_lists_each_match_and_the_current_game(store_path: Path, logs, capsys) -> None:
+    first, second = logs
+    report = history_json(store_path, capsys)
+    expected = Game.replay(first)
+    one, two = report["matches"]
+    assert [(g["winner"], g["result"]) for g in one["games"]] == \
+        [(g.winner, g.result) for g in expected.match]
+    assert one["points"] == expected.match_points
+    assert one["skunks"] == sum(g.result != "win" for g in expected.match)
+    assert one["players"] == ["Ann", "Bob"] and one["events"] == len(first)
+    assert two["games"] == [] and two["points"] == {"Cat": 0, "Dan": 0, "Eve": 0}
+    current = report["current"]
+    assert current["match"] == 2 and current["events"] == 20
+    in_progress = Game.replay(second[:20]).to_json()
+    assert {k: current[k] for k in in_progress} == in_progress
+
+
+def test_text_names_winners_and_match_points(store_path: Path, logs, capsys) -> None:
+    assert main(["history", "--store", str(store_path)]) == 0
+    out = capsys.readouterr().out
+    winner = Game.replay(logs[0]).match[0].winner
+    assert "match 1: Ann, Bob (2 games finished" in out
+    assert f"game 1: {winner} won" in out
+    assert "match points: " in out and "current game (match 2): Cat " in out
+
+
+def test_an_empty_store_has_no_matches(tmp_path: Path, capsys) -> None:
+    EventStore.open(tmp_path / "e.db").close()
+    assert history_json(tmp_path / "e.db", capsys) == \
+        {"store": str(tmp_path / "e.db"), "matches": [], "current": None}
+
+
+def test_a_missing_store_exits_2_with_one_line(tmp_path: Path, capsys) -> None:
+    assert main(["history", "--store", str(tmp_path / "none.db")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no event store at" in err
+
+
+def test_a_damaged_store_is_reported_not_repaired(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "e.db"
+    path.write_bytes(b"garbage" * 1000)
+    assert main(["history", "--store", str(path)]) == 2
+    assert "is damaged" in capsys.readouterr().err
+    assert path.read_bytes() == b"garbage" * 1000 and not list(tmp_path.glob("*.damaged-*"))
+
+
+def test_default_store_comes_from_the_environment(store_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("STATE_DIRECTORY", str(store_path.parent))
+    assert main(["history", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["store"] == str(store_path)

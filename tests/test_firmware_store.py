@@ -1,0 +1,402 @@
+"""firmware.store: durable events, exact resume, honest undo, and recovery from damage."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import selectors
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from engine.game import Game
+from engine.records import LogError
+from engine.simulate import simulate_game, simulate_match
+from firmware.store import EventStore, StoreDamagedError, StoreError
+
+PLAYERS = ["Ann", "Bob"]
+
+
+class Clock:
+    """A fake clock: each reading is one second after the last."""
+
+    def __init__(self, start: float = 1_700_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def match_log() -> list[dict]:
+    return simulate_match(random.Random(3), PLAYERS, games=2)
+
+
+def fill(path: Path, events: list[dict]) -> EventStore:
+    store = EventStore.open(path, clock=Clock())
+    for event in events:
+        store.append(event)
+    return store
+
+
+def mid_count(events: list[dict]) -> int:
+    """The index just after a card laid on a non-zero count, so a resume lands mid-count."""
+    game = Game()
+    for i, event in enumerate(events):
+        game.apply(event)
+        if game.phase == "play" and game.count and i > len(events) // 3:
+            return i + 1
+    raise AssertionError("no mid-count position")
+
+
+def test_append_then_reopen_replays_the_same_log_and_game(tmp_path: Path, match_log) -> None:
+    path = tmp_path / "events.sqlite3"
+    store = fill(path, match_log)
+    before = store.game.to_json()
+    store.close()
+    with EventStore.open(path) as again:
+        assert again.recovery is None
+        assert [json.loads(line) for line in again.lines] == match_log
+        assert again.game.to_json() == before == Game.replay(match_log).to_json()
+        assert [e.id for e in again.events()] == list(range(1, len(match_log) + 1))
+
+
+def test_lines_are_the_contract_jsonl_text(tmp_path: Path) -> None:
+    with EventStore.open(tmp_path / "s.db", clock=Clock()) as store:
+        store.append('{"type":"new_game","players":["Ann","Bob"],"rules":{"target":61}}')
+        store.append({"type": "deal", "dealer": "Ann", "camera_frame": 12})
+        assert store.lines == (
+            '{"type": "new_game", "players": ["Ann", "Bob"], "rules": {"target": 61}}',
+            '{"type": "deal", "dealer": "Ann"}',
+        )
+        stamps = [e.at for e in store.events()]
+        assert stamps == [1_700_000_001.0, 1_700_000_002.0]
+
+
+def test_resume_mid_count_gives_the_exact_state(tmp_path: Path, match_log) -> None:
+    cut = mid_count(match_log)
+    store = fill(tmp_path / "s.db", match_log[:cut])
+    before = store.game
+    assert before.phase == "play" and before.count > 0
+    snapshot = (before.to_json(), before.count, before.pile, before.turn, before.next)
+    store.close()
+    with EventStore.open(tmp_path / "s.db") as again:
+        game = again.game
+        assert (game.to_json(), game.count, game.pile, game.turn, game.next) == snapshot
+        for event in match_log[cut:]:
+            again.append(event)
+        assert again.game.to_json() == Game.replay(match_log).to_json()
+
+
+def test_append_returns_what_the_event_pegged(tmp_path: Path) -> None:
+    with EventStore.open(tmp_path / "s.db", clock=Clock()) as store:
+        first = store.append({"type": "new_game", "players": PLAYERS})
+        store.append({"type": "deal", "dealer": "Ann"})
+        heels = store.append({"type": "starter", "card": "JH"})
+        assert (first.id, first.match, first.number, first.pegged) == (1, 1, 0, ())
+        assert [(p.side, p.points, p.reason) for p in heels.pegged] == [("Ann", 2, "his_heels")]
+        assert heels.number == 2 and heels.id == 3
+
+
+def test_a_rejected_event_is_not_stored_and_changes_nothing(tmp_path: Path, match_log) -> None:
+    path = tmp_path / "s.db"
+    store = fill(path, match_log[:8])
+    before = store.game.to_json()
+    laid = next(e for e in match_log[:8] if e["type"] == "play")
+    with pytest.raises(LogError) as info:
+        store.append(laid)  # the same card laid twice
+    assert info.value.event == 8
+    with pytest.raises(LogError, match="unknown event type 'peg'"):
+        store.append({"type": "peg"})
+    assert store.game.to_json() == before
+    assert store.last_id == 8
+    store.append(match_log[8])  # and the game carries on
+    store.close()
+    with EventStore.open(path) as again:
+        assert [json.loads(line) for line in again.lines] == match_log[:9]
+
+
+def test_undo_takes_back_the_last_event_durably_and_keeps_it_in_history(
+        tmp_path: Path, match_log) -> None:
+    path = tmp_path / "s.db"
+    store = fill(path, match_log[:20])
+    after_19 = Game.replay(match_log[:19]).to_json()
+    undone = store.undo()
+    assert json.loads(undone.line) == match_log[19] and undone.undone_at is not None
+    assert store.game.to_json() == after_19
+    store.append(match_log[19])
+    store.undo()
+    store.close()
+    with EventStore.open(path) as again:
+        assert again.game.to_json() == after_19
+        assert len(again.lines) == 19
+        history = list(again.events(include_undone=True))
+        assert [e.id for e in history if e.undone_at is not None] == [20, 21]
+        assert again.last_id == 21
+        again.append(match_log[19])
+        assert again.last_id == 22
+
+
+def test_undo_with_nothing_to_undo_is_a_clear_error(tmp_path: Path) -> None:
+    with EventStore.open(tmp_path / "s.db") as store, pytest.raises(StoreError, match="nothing"):
+        store.undo()
+
+
+def test_undoing_the_winning_event_takes_the_game_out_of_history(
+        tmp_path: Path, match_log) -> None:
+    one_game = simulate_game(random.Random(5), PLAYERS)
+    with fill(tmp_path / "s.db", one_game) as store:
+        assert [len(m.games) for m in store.matches()] == [1]
+        store.undo()
+        assert store.matches()[0].games == ()
+        assert store.game.winner is None
+
+
+def test_history_counts_games_skunks_and_match_points(tmp_path: Path, match_log) -> None:
+    path = tmp_path / "s.db"
+    with fill(path, match_log) as store:
+        expected = Game.replay(match_log)
+        other = simulate_game(random.Random(9), ["Cat", "Dan", "Eve"])
+        with pytest.raises(LogError):
+            store.append(other[0])  # new players: not the next game of this match
+        started = store.start_match(other[0])
+        assert started.match == 2 and started.number == 0
+        for event in other[1:]:
+            store.append(event)
+    with EventStore.open(path, readonly=True) as reader:
+        first, second = reader.matches()
+    assert [(g.winner, g.result) for g in first.games] == \
+        [(g.winner, g.result) for g in expected.match]
+    assert first.points == expected.match_points
+    assert first.players == ("Ann", "Bob") and first.events == len(match_log)
+    assert second.players == ("Cat", "Dan", "Eve")
+    assert set(second.points) == {"Cat", "Dan", "Eve"} and sum(second.points.values()) >= 1
+    assert first.to_json()["skunks"] == sum(g.result != "win" for g in expected.match)
+
+
+def test_a_second_writer_is_refused_rather_than_interleaved(tmp_path: Path, match_log) -> None:
+    path = tmp_path / "s.db"
+    one = fill(path, match_log[:3])
+    two = EventStore.open(path)
+    one.append(match_log[3])
+    with pytest.raises(StoreError, match="written by another process"):
+        two.append(match_log[3])
+    one.close()
+    two.close()
+
+
+def test_a_corrupt_last_record_is_detected_and_the_rest_kept(tmp_path: Path, match_log) -> None:
+    path = tmp_path / "s.db"
+    fill(path, match_log[:30]).close()
+    with sqlite3.connect(path) as conn:  # a torn record: text changed, checksum not
+        conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = 30")
+    conn.close()
+    original = path.read_bytes()
+    with pytest.raises(StoreDamagedError, match="at event id 30: checksum mismatch"):
+        EventStore.open(path, readonly=True)
+    with EventStore.open(path, clock=Clock()) as store:
+        report = store.recovery
+        assert report is not None
+        assert (report.kept, report.damaged_at, report.reason) == (29, 30, "checksum mismatch")
+        assert report.moved_to.read_bytes() == original  # moved aside, never written
+        assert "kept the 29 events before it" in str(report)
+        assert store.game.to_json() == Game.replay(match_log[:29]).to_json()
+        store.append(match_log[29])
+    with EventStore.open(path) as again:
+        assert again.recovery is None and len(again.lines) == 30
+
+
+def test_a_file_that_is_not_a_store_is_moved_aside(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    path.write_bytes(b"this is not SQLite, it is a shopping list\n" * 200)
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is not None and store.recovery.kept == 0
+        assert store.lines == ()
+        assert store.recovery.moved_to.read_bytes().startswith(b"this is not SQLite")
+
+
+def leaf_ranges(path: Path) -> tuple[int, list[tuple[int, int]]]:
+    """The events table's root page and, in key order, (page number, rows) of each leaf."""
+    with sqlite3.connect(path) as conn:
+        try:
+            pages = conn.execute("SELECT pageno, pagetype, ncell FROM dbstat "
+                                 "WHERE name = 'events' ORDER BY path").fetchall()
+        except sqlite3.OperationalError:
+            pytest.skip("this SQLite has no dbstat table to locate rows by page")
+    conn.close()
+    root = pages[0][0]
+    return root, [(page, cells) for page, kind, cells in pages if kind == "leaf"]
+
+
+def test_a_truncated_store_keeps_every_event_before_the_damage(tmp_path: Path, match_log) -> None:
+    intact = tmp_path / "intact.db"
+    fill(intact, match_log).close()
+    data = intact.read_bytes()
+    page = 4096
+    root, leaves = leaf_ranges(intact)
+    assert len(leaves) >= 4  # the game spans several pages, so cuts land between events
+    cuts = sorted({len(data) - 1, len(data) - page // 2, *range(page, len(data), 2900)})
+    kept_by_cut = []
+    for cut in cuts:
+        folder = tmp_path / f"cut{cut}"
+        folder.mkdir()
+        (folder / "s.db").write_bytes(data[:cut])
+        with EventStore.open(folder / "s.db", clock=Clock()) as store:
+            kept = [json.loads(line) for line in store.lines]
+            report = store.recovery
+        if not data[cut:].strip(b"\0"):  # only zero bytes lost: SQLite reads them back as 0
+            assert report is None and kept == match_log
+            continue
+        assert report is not None, f"damage at byte {cut} went unnoticed"
+        assert kept == match_log[:report.kept]  # a prefix, in order, nothing doubled
+        # Every event on a leaf page wholly before the cut survives (when the table's root
+        # page does too); none survives past the first leaf page that lies wholly after it.
+        before = after = 0
+        intact_so_far = cut >= root * page
+        for number, cells in leaves:
+            intact_so_far = intact_so_far and number * page <= cut
+            before += cells if intact_so_far else 0
+        for number, cells in leaves:
+            if (number - 1) * page >= cut:
+                break
+            after += cells
+        assert before <= report.kept <= after, (cut, report)
+        kept_by_cut.append(report.kept)
+    assert kept_by_cut == sorted(kept_by_cut)
+    assert kept_by_cut[0] < kept_by_cut[-1]
+
+
+def test_a_truncated_wal_keeps_every_commit_before_the_cut(tmp_path: Path) -> None:
+    events = simulate_game(random.Random(11), PLAYERS)
+    live = tmp_path / "live"
+    live.mkdir()
+    store = EventStore.open(live / "s.db", clock=Clock())
+    wal = live / "s.db-wal"
+    ends = []
+    for event in events:
+        store.append(event)
+        ends.append(wal.stat().st_size)  # where this event's commit ends in the WAL
+    assert ends == sorted(ends) and ends[0] > 0  # no checkpoint moved frames meanwhile
+    db, log = (live / "s.db").read_bytes(), wal.read_bytes()  # a power cut, as the disk saw it
+    store.close()
+    rng = random.Random(4)
+    for cut in sorted(rng.sample(range(32, len(log)), 12)) + [len(log)]:
+        folder = tmp_path / f"wal{cut}"
+        folder.mkdir()
+        (folder / "s.db").write_bytes(db)
+        (folder / "s.db-wal").write_bytes(log[:cut])
+        with EventStore.open(folder / "s.db", clock=Clock()) as again:
+            expected = sum(end <= cut for end in ends)
+            assert [json.loads(line) for line in again.lines] == events[:expected], cut
+            assert again.game.to_json() == Game.replay(events[:expected]).to_json()
+
+
+# -- crash test: SIGKILL a writer at random moments ---------------------------------------------
+
+CHILD = textwrap.dedent("""
+    import json, random, sys
+    from engine.simulate import simulate_match
+    from firmware.store import EventStore
+
+    path, seed = sys.argv[1], int(sys.argv[2])
+    log = simulate_match(random.Random(seed), ["Ann", "Bob"], games=2)
+    store = EventStore.open(path)
+    done = [json.loads(line) for line in store.lines]
+    if done != log[:len(done)]:
+        print("DIVERGED", len(done), flush=True)
+        sys.exit(3)
+    for event in log[len(done):]:
+        appended = store.append(event)
+        print(appended.id, flush=True)
+    print("DONE", flush=True)
+""")
+
+
+def test_sigkill_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    seed = 21
+    full = simulate_match(random.Random(seed), PLAYERS, games=2)
+    path = tmp_path / "s.db"
+    rng = random.Random(2024)
+    acked: list[int] = []
+    kills = 0
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    while True:
+        child = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(seed)],
+                                 stdout=subprocess.PIPE, text=True, env=env)
+        assert child.stdout is not None
+        kill_after = rng.randint(0, 30) if kills < 12 else None
+        seen = 0
+        finished = False
+        with selectors.DefaultSelector() as selector:
+            selector.register(child.stdout, selectors.EVENT_READ)
+            while kill_after is None or seen < kill_after:
+                assert selector.select(timeout=30), "the writer stopped answering"
+                line = child.stdout.readline().strip()
+                if line == "DONE" or not line:
+                    finished = line == "DONE"
+                    break
+                assert not line.startswith("DIVERGED"), line
+                acked.append(int(line))
+                seen += 1
+        if finished:
+            child.wait(timeout=30)
+            break
+        child.send_signal(signal.SIGKILL)  # mid-commit, mid-replay or mid-start: anywhere
+        child.wait(timeout=30)
+        child.stdout.close()
+        kills += 1
+    child.stdout.close()
+    assert child.returncode == 0 and kills == 12
+    assert acked == sorted(set(acked))  # each acknowledged once, in order
+    with EventStore.open(path) as store:
+        assert store.recovery is None
+        stored = list(store.events(include_undone=True))
+        by_id = {e.id: e for e in stored}
+        assert all(i in by_id for i in acked)  # nothing acknowledged was lost
+        assert [json.loads(e.line) for e in stored] == full  # nothing lost or doubled
+        assert store.game.to_json() == Game.replay(full).to_json()
+        assert [(g.winner, g.result) for g in store.matches()[0].games] == \
+            [(g.winner, g.result) for g in Game.replay(full).match]
+
+
+def test_readonly_store_refuses_writes_and_missing_files(tmp_path: Path, match_log) -> None:
+    with pytest.raises(StoreError, match="no event store at"):
+        EventStore.open(tmp_path / "nothing.db", readonly=True)
+    fill(tmp_path / "s.db", match_log[:2]).close()
+    with EventStore.open(tmp_path / "s.db", readonly=True) as reader, \
+            pytest.raises(StoreError, match="read-only"):
+        reader.append(match_log[2])
+
+
+def test_a_store_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    EventStore.open(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(StoreError, match="newer version"):
+        EventStore.open(path)
+    assert not list(tmp_path.glob("*.damaged-*"))
+
+
+def test_an_unopenable_store_is_an_error_not_damage(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    path.mkdir()
+    (path / "x").write_text("keeps the folder non-empty")
+    with pytest.raises(StoreError, match="cannot read event store"):
+        EventStore.open(path)
+    assert path.is_dir() and not list(tmp_path.glob("*.damaged-*"))  # nothing moved aside
+
+
+def test_undo_reports_when_the_event_was_stored(tmp_path: Path) -> None:
+    with EventStore.open(tmp_path / "s.db", clock=Clock(0.0)) as store:
+        store.append({"type": "new_game", "players": PLAYERS})
+        undone = store.undo()
+    assert (undone.id, undone.at, undone.undone_at) == (1, 1.0, 2.0)
