@@ -149,6 +149,9 @@ class Game:
             self._s = backup
             rule = getattr(exc, "rule", None) or _rule_of(exc)
             raise LogError(number, rule, str(exc)) from exc
+        except BaseException:
+            self._s = backup  # even a bug must not leave half an event applied
+            raise
         self._events = number + 1
         return tuple(self._s.records[before:])
 
@@ -310,7 +313,7 @@ class Game:
             "result": self.result,
             "next": self.next,
         }
-        if len(self._s.finished) > 1 or (self._s.games_started > 1):
+        if self._s.games_started > 1:  # a match: the log holds a next game
             out["match"] = {
                 "games": [g.to_json() for g in self._s.finished],
                 "points": self.match_points,
