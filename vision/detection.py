@@ -1,6 +1,7 @@
 """Finds and names every face-up card in a frame: ``recognise(image) -> list[Detection]``.
 
-Pipeline: candidate corner indices (``vision.candidates``) -> CNN scores
+Pipeline: whole free-lying cards read at both corners (``vision.whole_cards``),
+then, for the rest, candidate corner indices (``vision.candidates``) -> CNN scores
 (``vision.classifier``) -> one reading per physical index -> one detection per
 card (a card shows up to two indices; a deck holds each card once). A wrong
 card costs more than a missing one (the device can ask again; it cannot
@@ -17,6 +18,7 @@ import numpy as np
 from engine.cards import Card
 from vision.candidates import IndexCandidates, find_candidates
 from vision.classifier import MODEL_PATH, classify
+from vision.whole_cards import corner_patches, find_card_quads, read_card
 
 __all__ = ["Detection", "recognise", "DEFAULT_MIN_CONFIDENCE", "card_outline"]
 
@@ -136,9 +138,22 @@ def recognise(
         raise ValueError("recognise expects a BGR image array of shape (h, w, 3)")
     if image.dtype != np.uint8:
         raise ValueError(f"recognise expects uint8 pixels, got {image.dtype}")
+    detections: list[Detection] = []
+    outlines: list[np.ndarray] = []
+    named: set[Card] = set()
+    for card, conf, quad in _whole_cards(image, model_path=model_path):
+        if conf >= min_confidence and card not in named:
+            named.add(card)
+            outlines.append(quad)
+            detections.append(Detection(card, _corners(quad), conf))
     cand = find_candidates(image)
+    if outlines and len(cand):
+        # Indices on a card already read whole need no second reading.
+        keep = ~np.any([_inside_many(cand.rank_xy, o) for o in outlines], axis=0)
+        cand = _subset(cand, keep)
     if len(cand) == 0:
-        return []
+        detections.sort(key=lambda d: -d.confidence)
+        return detections
     scores = classify(cand.patches, model_path=model_path)
     indices = _read_indices(cand, scores.rank, scores.suit)
     by_card: dict[Card, list[_Index]] = {}
@@ -148,9 +163,9 @@ def recognise(
             by_card.setdefault(idx.card, []).append(idx)
         else:
             unknown.append(idx)
-    detections: list[Detection] = []
-    outlines: list[np.ndarray] = []
     for card, group in by_card.items():
+        if card in named:
+            continue
         miss = 1.0
         for idx in group:
             miss *= 1.0 - idx.confidence
@@ -165,6 +180,46 @@ def recognise(
         detections.append(Detection(None, _corners(outline), float(idx.confidence)))
     detections.sort(key=lambda d: -d.confidence)
     return detections
+
+
+def _whole_cards(image: np.ndarray, *, model_path: str) -> list[tuple[Card, float, np.ndarray]]:
+    """Cards read whole from their outline: (card, confidence, corners upright)."""
+    out: list[tuple[Card, float, np.ndarray]] = []
+    quads = find_card_quads(image)
+    if not quads:
+        return out
+    parts = [corner_patches(image, q) for q in quads]
+    sizes = [len(p[0]) for p in parts]
+    if sum(sizes) == 0:
+        return out
+    scores = classify(np.concatenate([p[0] for p in parts]), model_path=model_path)
+    start = 0
+    for (_, ids, orients), n in zip(parts, sizes, strict=True):
+        if n:
+            card, conf, _, k = read_card(scores.rank[start:start + n],
+                                         scores.suit[start:start + n], ids)
+            if card is not None:
+                out.append((card, conf, orients[k]))
+        start += n
+    out.sort(key=lambda t: -t[1])
+    return out
+
+
+def _inside_many(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Which of ``points`` (n, 2) lie inside the convex quadrilateral ``quad`` (4, 2)."""
+    q = np.asarray(quad, np.float64)
+    nxt = np.roll(q, -1, axis=0)
+    sign = 1.0 if float(np.sum(q[:, 0] * nxt[:, 1] - nxt[:, 0] * q[:, 1])) >= 0 else -1.0
+    inside = np.ones(len(points), bool)
+    for a, b in zip(q, nxt, strict=True):
+        cross = (b[0] - a[0]) * (points[:, 1] - a[1]) - (b[1] - a[1]) * (points[:, 0] - a[0])
+        inside &= cross * sign >= 0
+    return inside
+
+
+def _subset(cand: IndexCandidates, keep: np.ndarray) -> IndexCandidates:
+    return IndexCandidates(cand.patches[keep], cand.rank_xy[keep], cand.suit_xy[keep],
+                           cand.down[keep], cand.span[keep])
 
 
 def _inside(point: np.ndarray, outline: np.ndarray) -> bool:

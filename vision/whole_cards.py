@@ -1,0 +1,247 @@
+"""Finds whole, unoccluded cards by their outline and reads both corner indices.
+
+A card lying free on the table is a bright, paper-white quadrilateral with the
+proportions of a card (63 x 88 mm, bridge 57 x 89). For each one found, the
+card is warped to a canonical upright rectangle, white-balanced on its own
+paper (room light becomes irrelevant), and the ink blobs in the top-left
+corner and in the bottom-right corner (the top-left of the card turned 180
+degrees) are paired and named by the same corner-index CNN as the index path.
+Only a card whose readable corners agree is named; a card with no readable
+index (a card back, a blank sheet) is not reported at all.
+
+Cards that touch or overlap do not form one clean quadrilateral and are left
+to the corner-index path (``vision.candidates``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.cards import Card
+from vision.candidates import extract_patches
+
+__all__ = ["CardQuad", "find_card_quads", "corner_patches", "CANON_W", "CANON_H"]
+
+# Canonical warp size (pixels) of a card, long side vertical.
+CANON_W = 160
+CANON_H = 224
+# Quad search runs with the frame's shorter side at most this many pixels.
+QUAD_SHORT_SIDE = 288
+# Card area as a fraction of the frame, and its long/short side ratio.
+MIN_AREA = 0.002
+MAX_AREA = 0.35
+MIN_ASPECT = 1.22
+MAX_ASPECT = 1.7
+# A card's blob fills its enclosing rectangle (rounded corners, slight perspective).
+MIN_FILL = 0.86
+# Margin around the card in the canonical canvas, as a fraction of its size.
+MARGIN = 0.03
+# Ink is darker than this in its lightest channel, on paper balanced to 235.
+INK_LEVEL = 160
+# Corner region searched for the index, as fractions of the canonical card.
+CORNER_W = 0.30
+CORNER_H = 0.36
+# Glyph heights in canonical pixels.
+MIN_GLYPH_PX = 6
+MAX_GLYPH_PX = 34
+
+
+@dataclass(frozen=True, slots=True)
+class CardQuad:
+    """A card-shaped quadrilateral: four frame points, clockwise, the first two on a short side."""
+
+    corners: np.ndarray  # (4, 2) float32
+
+
+def _order_clockwise(pts: np.ndarray) -> np.ndarray:
+    c = pts.mean(axis=0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    pts = pts[np.argsort(ang)]  # clockwise in image coordinates (y down)
+    # Start on a short side: side 0-1 shorter than side 1-2.
+    if np.hypot(*(pts[1] - pts[0])) > np.hypot(*(pts[2] - pts[1])):
+        pts = np.roll(pts, -1, axis=0)
+    return pts.astype(np.float32)
+
+
+def _quads_in_mask(mask: np.ndarray, inv: float, *, grow: float = 0.0,
+                   mode: int = cv2.RETR_EXTERNAL) -> list[np.ndarray]:
+    contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
+    frame_area = float(mask.shape[0] * mask.shape[1])
+    out = []
+    for c in contours:
+        if len(c) < 4:
+            continue
+        hull = cv2.convexHull(c)
+        hull_area = cv2.contourArea(hull)
+        if not MIN_AREA * frame_area <= hull_area <= MAX_AREA * frame_area:
+            continue
+        rect = cv2.minAreaRect(hull)
+        (rw, rh) = rect[1]
+        if min(rw, rh) < 8:
+            continue
+        aspect = max(rw, rh) / min(rw, rh)
+        # The hull fills the card's rectangle; pips printed near the edge may notch
+        # the blob itself, so the blob need only fill most of its hull.
+        if not MIN_ASPECT <= aspect <= MAX_ASPECT or hull_area < MIN_FILL * rw * rh:
+            continue
+        if cv2.contourArea(c) < 0.75 * hull_area:
+            continue
+        # The rectangle, not a polygon fit: an index printed near a corner can
+        # cut that corner off the blob.
+        rect = (rect[0], (rw + grow, rh + grow), rect[2])
+        out.append(_order_clockwise(cv2.boxPoints(rect).astype(np.float32)) * inv)
+    return out
+
+
+def find_card_quads(image: np.ndarray) -> list[CardQuad]:
+    """Finds bright card-shaped quadrilaterals in a BGR frame (frame pixel coordinates)."""
+    h, w = image.shape[:2]
+    short = min(h, w)
+    scale = min(1.0, QUAD_SHORT_SIDE / short)
+    small = image
+    if scale < 1.0:
+        small = cv2.resize(image, (round(w * scale), round(h * scale)),
+                           interpolation=cv2.INTER_AREA)
+    b, g, r = cv2.split(small)
+    lo = cv2.min(cv2.min(b, g), r)
+    hi = cv2.max(cv2.max(b, g), r)
+    # Paper is bright in every channel and barely coloured.
+    white = cv2.subtract(lo, cv2.subtract(hi, lo))
+    white = cv2.GaussianBlur(white, (3, 3), 0)
+    masks = []
+    t, m = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    masks.append(m)
+    # A local threshold for tables nearly as light as the cards.
+    win = max(31, int(short * scale * 0.35) | 1)
+    mean = cv2.blur(white, (win, win))
+    masks.append(np.where(white.astype(np.int16) > mean.astype(np.int16) + 12, 255, 0)
+                 .astype(np.uint8))
+    kernel = np.ones((3, 3), np.uint8)
+    # On a table nearly as white as the cards only the card's edge shows: the
+    # regions that edges enclose.
+    grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    edges = cv2.dilate(cv2.Canny(cv2.GaussianBlur(grey, (3, 3), 0), 30, 90), kernel)
+    found: list[list[np.ndarray]] = [
+        _quads_in_mask(cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel), 1.0 / scale) for m in masks
+    ]
+    found.append(_quads_in_mask(255 - edges, 1.0 / scale, grow=3.0, mode=cv2.RETR_LIST))
+    quads: list[np.ndarray] = []
+    for group in found:
+        for q in group:
+            c = q.mean(axis=0)
+            size = np.hypot(*(q[2] - q[0]))
+            if all(np.hypot(*(c - o.mean(axis=0))) > 0.2 * size for o in quads):
+                quads.append(q)
+    return [CardQuad(q) for q in quads]
+
+
+def _warp(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    # The quad's corners map a little inside the canvas: an index printed close to
+    # the card's edge then never touches the canvas border.
+    mx, my = MARGIN * CANON_W, MARGIN * CANON_H
+    dst = np.array([[mx, my], [CANON_W - 1 - mx, my], [CANON_W - 1 - mx, CANON_H - 1 - my],
+                    [mx, CANON_H - 1 - my]], np.float32)
+    m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    card = cv2.warpPerspective(image, m, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+    # White balance on the card's own paper (a coarse 90th percentile is plenty).
+    coarse = cv2.resize(card, (16, 22), interpolation=cv2.INTER_AREA).reshape(-1, 3)
+    paper = np.sort(coarse, axis=0)[int(0.9 * len(coarse))].astype(np.float32)
+    gain = 235.0 / np.maximum(paper, 20.0)
+    return np.clip(card.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def _corner_pairs(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank/suit centroid pairs among the ink blobs of the canonical card's top-left corner."""
+    cw, ch = int(CORNER_W * CANON_W), int(CORNER_H * CANON_H)
+    region = card[:ch, :cw]
+    lo = region.min(axis=2)
+    ink = (lo < INK_LEVEL).astype(np.uint8)
+    n, _, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    bx, by, bw, bh = stats[1:, 0], stats[1:, 1], stats[1:, 2], stats[1:, 3]
+    size = np.maximum(bw, bh)
+    keep = (size >= MIN_GLYPH_PX) & (size <= MAX_GLYPH_PX) & (np.minimum(bw, bh) >= 2)
+    # Blobs touching the canvas border are the table or the card's edge.
+    keep &= (bx > 0) & (by > 0)
+    keep &= stats[1:, 4] >= 8
+    c = cents[1:][keep].astype(np.float32)
+    s = size[keep].astype(np.float32)
+    ranks, suits = [], []
+    for i in range(len(c)):
+        for j in range(len(c)):
+            if i == j:
+                continue
+            dx, dy = c[j, 0] - c[i, 0], c[j, 1] - c[i, 1]
+            if dy <= 0 or abs(dx) > 0.8 * dy:
+                continue
+            if not 0.45 * s[i] <= np.hypot(dx, dy) <= 1.8 * s[i] or s[j] > 1.2 * s[i]:
+                continue
+            ranks.append(c[i])
+            suits.append(c[j])
+    if not ranks:
+        z = np.zeros((0, 2), np.float32)
+        return z, z
+    return np.array(ranks, np.float32), np.array(suits, np.float32)
+
+
+def corner_patches(image: np.ndarray, quad: CardQuad) -> tuple[np.ndarray, np.ndarray, list]:
+    """Index patches of both diagonal corners of a card (its quad read either way up).
+
+    Returns ``(patches, corner_id, orientation)``: ``corner_id`` is 0 or 1 (the
+    quad read as given, or turned 180 degrees) and ``orientation[k]`` the quad's
+    corners rolled so that the card reads upright from that corner.
+    """
+    patches: list[np.ndarray] = []
+    ids: list[int] = []
+    orients: list[np.ndarray] = []
+    for k in range(2):
+        # The quad starts on a short side; rolling by two reads it the other way up.
+        corners = np.roll(quad.corners, -2 * k, axis=0)
+        card = _warp(image, corners)
+        r, s = _corner_pairs(card)
+        orients.append(corners)
+        if len(r) == 0:
+            continue
+        p, _, _ = extract_patches(card, r, s)
+        patches.append(p)
+        ids.extend([k] * len(p))
+    if not patches:
+        return np.zeros((0, 32, 32, 3), np.uint8), np.zeros(0, np.int64), orients
+    return np.concatenate(patches), np.array(ids, np.int64), orients
+
+
+def read_card(
+    rank: np.ndarray, suit: np.ndarray, ids: np.ndarray, *, min_index: float = 0.7
+) -> tuple[Card | None, float, bool, int]:
+    """Names a card from its corner patches' scores.
+
+    Returns ``(card, confidence, has_index, corner)``: each corner's reading is its
+    likeliest index patch; the corners that show an index must agree.
+    """
+    from vision.classifier import PatchScores
+
+    cards, conf, is_index = PatchScores(rank, suit).best()
+    readings: list[tuple[Card | None, float, int]] = []
+    for k in np.unique(ids).tolist():
+        sel = np.nonzero((ids == k) & (is_index >= min_index))[0]
+        if sel.size == 0:
+            continue
+        best = max(sel.tolist(), key=lambda i: float(conf[i]))
+        # Any other confident reading at this corner makes it ambiguous.
+        rivals = {cards[i] for i in sel.tolist() if conf[i] >= 0.3} - {cards[best]}
+        card = cards[best] if not rivals else None
+        readings.append((card, float(conf[best]), int(k)))
+    if not readings:
+        return None, 0.0, False, 0
+    named = {c for c, _, _ in readings}
+    if len(named) != 1 or None in named:
+        return None, max(p for _, p, _ in readings), True, readings[0][2]
+    miss = 1.0
+    for _, p, _ in readings:
+        miss *= 1.0 - p
+    conf_card = 1.0 - miss if len(readings) > 1 else readings[0][1]
+    best_corner = max(readings, key=lambda x: x[1])[2]
+    return readings[0][0], float(conf_card), True, best_corner
