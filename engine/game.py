@@ -292,6 +292,8 @@ class Game:
             claim = f"a claim from {names}, or "
         turn = self.turn
         if s.phase == "deal":
+            if turn is None:
+                return f"{claim}the first deal (cut for it: the lowest card deals)"
             return f"{claim}the deal ({turn} deals)"
         if s.phase == "starter":
             return f"{claim}the starter card"

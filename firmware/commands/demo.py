@@ -1,0 +1,289 @@
+"""``cribbage-board demo``: a whole game played through the device's loop on a laptop.
+
+``engine.simulate`` deals and plays a legal random game; ``table_script``
+turns its log into what the tracker would report at a real table (the cut,
+the starter, each card laid in its player's area, the hands and the crib
+spread out, the cards picked up) and a ``ScriptedTracker`` hands those facts
+to the real ``DeviceLoop``: real ``TableFlow``, real event store, real
+renderer and the LED simulator. The demo prints the count as the board would
+speak it and writes pictures of the board at a few moments.
+
+The camera and the recogniser are stood in for here: no scene generator
+(``vision/scene.py``) was available when this was written, so the tracker's
+facts are scripted rather than read from rendered frames.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.cards import DECK, Card
+from firmware.cli import UsageError, print_json
+
+__all__ = ["register", "run", "table_script", "ScriptedTracker", "BlankCamera", "SteppedClock",
+           "Step", "PLAYERS"]
+
+PLAYERS = ("Ann", "Bob", "Cat", "Dan")
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One moment at the table: tracker facts seen in one frame, or a button pressed."""
+
+    seen: tuple[Any, ...] = ()
+    press: str | None = None
+    value: int = 0
+
+
+class SteppedClock:
+    """A clock that moves only when told: the demo and the tests never wait for real time."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class BlankCamera:
+    """A camera that delivers a small blank frame per read and moves the clock a frame on."""
+
+    name = "synthetic"
+
+    def __init__(self, clock: SteppedClock, *, fps: float = 30.0, size: tuple[int, int] = (64, 48)
+                 ) -> None:
+        from vision.sources import Frame
+
+        self._frame_type = Frame
+        self.clock, self.fps = clock, fps
+        self.image = np.zeros((size[1], size[0], 3), dtype=np.uint8)
+        self.unplugged = False
+        self.index = 0
+
+    def read(self, timeout: float = 0.5) -> Any:
+        if self.unplugged:
+            self.clock.advance(timeout)
+            return None
+        self.clock.advance(1.0 / self.fps)
+        self.index += 1
+        return self._frame_type(self.image, self.clock(), self.index)
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class ScriptedTracker:
+    """Stands in for ``CardTracker``: each camera frame delivers the next scripted facts."""
+
+    zones: Any = None
+    queue: deque[tuple[Any, ...]] = field(default_factory=deque)
+
+    def push(self, seen: Iterable[Any]) -> None:
+        self.queue.append(tuple(seen))
+
+    def update(self, at: float, detections: Sequence[Any] | None) -> list[Any]:
+        from vision.tracker import CameraBack, CameraLost
+
+        if detections is None or not self.queue:
+            return []
+        return [item if isinstance(item, CameraLost | CameraBack) else replace(item, at=at)
+                for item in self.queue.popleft()]
+
+
+def table_script(events: Sequence[Mapping[str, Any]], *, rng: random.Random) -> list[Step]:
+    """What a table shows while ``events`` (a simulated log) are played on it.
+
+    The first deal of a match is preceded by a cut in which its dealer cuts
+    lowest; ``go`` events become GO presses; every other event is the card (or
+    the spread) that makes the device store it. New games of a match need no
+    step: the next starter starts them.
+    """
+    from vision.tracker import CardAppeared, CardRemoved, ZoneComplete
+
+    players: list[str] = []
+    steps: list[Step] = []
+    lying: list[tuple[Card, str]] = []
+
+    def appear(card: Card, zone: str) -> Step:
+        lying.append((card, zone))
+        return Step((CardAppeared(card, zone, (), 0.0),))
+
+    for event in events:
+        kind = event["type"]
+        if kind == "new_game":
+            players = list(event["players"])
+        elif kind == "deal" and "dealer" in event:
+            dealer = str(event["dealer"])
+            cut = _cut_cards(players, dealer, rng)
+            steps += [Step((CardAppeared(cut[p], p, (), 0.0),)) for p in players]
+            steps.append(Step(tuple(CardRemoved(cut[p], p, 0.0) for p in players)))
+        elif kind == "starter":
+            steps.append(appear(Card.parse(event["card"]), "starter"))
+        elif kind == "play":
+            steps.append(appear(Card.parse(event["card"]), str(event["player"])))
+        elif kind == "go":
+            steps.append(Step(press="go"))
+        elif kind == "claim":
+            steps.append(Step(press="claim", value=int(event["points"])))
+        elif kind == "muggins":
+            steps.append(Step(press="muggins"))
+        elif kind in ("show", "crib"):
+            zone = str(event["player"]) if kind == "show" else "crib"
+            cards = tuple(sorted(Card.parse(c) for c in event["cards"]))
+            steps.append(Step((ZoneComplete(zone, cards, 0.0),)))
+            if kind == "crib":
+                steps.append(Step(tuple(CardRemoved(c, z, 0.0) for c, z in lying)))
+                lying.clear()
+    return steps
+
+
+def _cut_cards(players: Sequence[str], dealer: str, rng: random.Random) -> dict[str, Card]:
+    """Cards for a cut that ``dealer`` wins: strictly the lowest rank."""
+    deck = list(DECK)
+    rng.shuffle(deck)
+    low = next(c for c in deck if c.rank < 13 - len(players))
+    cut = {dealer: low}
+    rest = iter(c for c in deck if c.rank > low.rank)
+    for p in players:
+        if p != dealer:
+            cut[p] = next(rest)
+    return cut
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "demo", help="play a whole simulated game through the device loop and the LED simulator")
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
+                        help="number of players (4 plays as partners)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed for the cards")
+    parser.add_argument("--out", type=Path, default=Path("demo-out"),
+                        help="folder for the board pictures (default ./demo-out)")
+    parser.add_argument("--store", type=Path,
+                        help="event store to write (default: a temporary file)")
+    parser.add_argument("--target", type=int, choices=(61, 121), default=121)
+    parser.add_argument("--max-seconds", type=float,
+                        help="stop early after this much wall time (the game may be unfinished)")
+    parser.add_argument("--quiet", action="store_true", help="print only the result")
+    parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+
+    from engine.simulate import simulate_game
+    from firmware.loop import DeviceLoop
+    from firmware.store import EventStore
+    from firmware.table import ButtonAction, Feedback, TableFlow
+    from hardware.layout import per_side_tracks
+    from hardware.render import Renderer
+    from hardware.state import board_state_from_game
+    from hardware.strips.simulator import SimulatorStrip
+
+    players = PLAYERS[:args.players]
+    rules: dict[str, Any] = {"target": args.target}
+    if args.players == 4:
+        rules["partnership"] = True
+    rng = random.Random(args.seed)
+    events = simulate_game(rng, players, rules)
+    script = table_script(events, rng=rng)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create --out {str(args.out)!r}: {exc.strerror or exc}") from None
+
+    said: list[str] = []
+    rejected: list[str] = []
+
+    def tell(item: Feedback) -> None:
+        if item.kind == "flash":
+            rejected.append(item.text)
+        if item.kind in ("say", "celebrate", "flash", "ask"):
+            said.append(item.text)
+            if not args.quiet and not args.json:
+                print(item.text, flush=True)
+
+    sides = 2 if args.players == 4 else args.players
+    layout = per_side_tracks(max(sides, 2))
+    strip = SimulatorStrip(layout)
+    renderer = Renderer(layout)
+    clock = SteppedClock()
+    camera = BlankCamera(clock)
+    tracker = ScriptedTracker()
+    with tempfile.TemporaryDirectory(prefix="cribbage-demo-") as scratch:
+        store_path = args.store or Path(scratch) / "events.sqlite3"
+        store = EventStore.open(store_path, clock=clock)
+        if store.game.phase not in ("new_game", "over") and store.lines:
+            store.close()
+            raise UsageError(f"--store {str(store_path)!r} holds a game in progress; "
+                             "give the demo a new file")
+        flow = TableFlow(players, rules)
+        loop = DeviceLoop(store=store, flow=flow, strip=strip, renderer=renderer, clock=clock,
+                          source=camera, recognise=lambda image: [], tracker=tracker,
+                          rng=random.Random(args.seed), on_feedback=tell)
+        if store.game.phase == "over":
+            loop.feed([ButtonAction("new_game", at=clock())])
+        loop.start()
+        pictures: list[str] = []
+
+        def picture(name: str) -> None:
+            loop.drain()
+            path = args.out / name
+            strip.to_png(path, board_state_from_game(store.game),
+                         title=f"seed {args.seed}: {store.game.next}")
+            pictures.append(str(path))
+
+        began = time.monotonic()
+        deals = 0
+        halfway = False
+        for step in script:
+            if args.max_seconds is not None and time.monotonic() - began > args.max_seconds:
+                break
+            if step.press is not None:
+                loop.feed([ButtonAction(step.press, step.value, clock())])
+            else:
+                tracker.push(step.seen)
+            loop.step()
+            if store.lines and '"type": "crib"' in store.lines[-1] and loop.turns:
+                deals_now = sum('"type": "crib"' in line for line in store.lines)
+                if deals_now != deals:
+                    deals = deals_now
+                    if deals == 1:
+                        picture("01-first-deal.png")
+                    elif not halfway and max(s.score for s in store.game.sides) >= \
+                            args.target // 2:
+                        halfway = True
+                        picture(f"02-halfway-deal-{deals}.png")
+        picture("03-final.png")
+        game = store.game
+        finished = game.phase == "over"
+        result = {"players": list(players), "seed": args.seed, "finished": finished,
+                  "winner": game.winner, "result": game.result,
+                  "sides": [s.to_json() for s in game.sides], "events": len(store.lines),
+                  "rejected": rejected,
+                  "pictures": pictures, "vision": "scripted tracker (no vision/scene.py)"}
+        store.close()
+    if args.json:
+        print_json(result)
+    else:
+        scores = ", ".join(f"{s.name} {s.score}" for s in game.sides)
+        ending = f"{game.winner} wins ({game.result})" if finished else "game unfinished"
+        print(f"{ending}: {scores}")
+        print(f"board pictures: {', '.join(pictures)}")
+    return 0 if finished or args.max_seconds is not None else 1

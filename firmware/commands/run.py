@@ -1,0 +1,192 @@
+"""``cribbage-board run [--config FILE] [--store PATH]``: the device program.
+
+Real hardware where the config asks for it, the simulator (or nothing)
+where it does not, and it says which on stdout before anything else, one line
+per part ("LEDs: simulator (no [board.strip] backend configured)"). A part the
+config names that cannot start is an error (exit 2, one line), never a quiet
+fallback: a board that silently runs on a simulator looks dead at the table.
+
+Under systemd (``Type=notify``) it says READY=1 once the store is replayed
+and the board shows the game, pings the watchdog from the loop, and says
+STOPPING=1 on SIGTERM or SIGINT before closing the store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run", "Parts", "open_parts"]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run", help="run the board: watch the table, score, light the pegs")
+    parser.add_argument("--config", type=Path, help="device config (TOML); default: every "
+                                                    "default, simulated LEDs, no camera")
+    parser.add_argument("--store", type=Path, help="event store (default: the config's [store])")
+    parser.add_argument("--once", action="store_true",
+                        help="start, run one turn of the loop and stop (a smoke test)")
+    parser.add_argument("--max-seconds", type=float, help="stop after this many seconds")
+    parser.add_argument("--muggins-window", type=float, default=8.0,
+                        help="seconds after a claim in which MUGGINS may be called (default 8)")
+    parser.set_defaults(handler=run)
+
+
+class Parts:
+    """What ``run`` opened, and the lines that say what each part is."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.strip: Any = None
+        self.source: Any = None
+        self.recognise: Any = None
+        self.tracker: Any = None
+        self.panel: Any = None
+        self.voice: Any = None
+
+    def close(self) -> None:
+        for part in (self.panel, self.source, self.strip, self.voice):
+            if part is not None:
+                try:
+                    part.close()
+                except Exception:  # closing is best effort: the process is ending
+                    pass
+
+
+def open_parts(config: Any, document: dict[str, Any], *, clock: Any) -> Parts:
+    """Opens the LEDs, the camera, the buttons and the voice the config names."""
+    from firmware.voice import Voice
+    from hardware.buttons import ButtonPanel, make_pin_factory
+    from hardware.strips.simulator import SimulatorStrip
+
+    parts = Parts()
+    try:
+        board = config.board
+        if "strip" in document.get("board", {}):
+            parts.strip = board.open_strip()
+            how = "configured" if board.backend == "simulator" else f"{parts.strip.n} LEDs"
+            parts.lines.append(f"LEDs: {board.backend} ({how}, layout {board.layout.kind})")
+        else:
+            parts.strip = SimulatorStrip(board.layout)
+            parts.lines.append("LEDs: simulator (no [board.strip] backend configured)")
+
+        if "camera" in document:
+            from vision.detection import recognise
+            from vision.sources import open_source
+            from vision.tracker import CardTracker
+
+            camera = config.camera
+            parts.source = open_source(camera.source, **camera.options())
+            parts.recognise = recognise
+            zones = _zones(config)
+            parts.tracker = CardTracker(frame_size=camera.size, zones=zones)
+            where = {"replay": f"replay {camera.path}", "opencv": f"opencv device {camera.device}",
+                     "picamera2": "picamera2"}[camera.source]
+            calibrated = "zones calibrated" if zones is not None else \
+                "zones NOT calibrated: cards are seen but not placed"
+            parts.lines.append(f"camera: {where} ({camera.size[0]}x{camera.size[1]}, "
+                               f"{calibrated})")
+        else:
+            parts.lines.append("camera: none (no [camera] table): buttons and manual entry only")
+
+        buttons = config.buttons
+        if "buttons" in document:
+            parts.panel = ButtonPanel.from_config(buttons, clock=clock)
+            pins = ", ".join(f"{k} GPIO{v}" for k, v in buttons.pins.items())
+            parts.lines.append(f"buttons: {buttons.pin_factory} ({pins})")
+        else:
+            parts.panel = ButtonPanel.from_config(buttons, pin_factory=make_pin_factory("mock"),
+                                                  clock=clock)
+            parts.lines.append("buttons: simulated (gpiozero MockFactory; no [buttons] table)")
+
+        parts.voice = Voice.from_config(config.voice)
+        parts.voice.check()
+        parts.lines.append(parts.voice.describe())
+    except BaseException:
+        parts.close()
+        raise
+    return parts
+
+
+def _zones(config: Any) -> Any:
+    from vision.zones import TableZones, Zone
+
+    zones = config.zones
+    if not zones.seats:
+        return None
+    found = [Zone(name, polygon) for name, polygon in zip(config.players, zones.seats,
+                                                          strict=True)]
+    for name in ("starter", "crib"):
+        polygon = getattr(zones, name)
+        if polygon is not None:
+            found.append(Zone(name, polygon))
+    return TableZones(tuple(found))
+
+
+def run(args: argparse.Namespace) -> int:
+    began = time.monotonic()
+    from firmware.config import load_device_config
+    from firmware.loop import DeviceLoop
+    from firmware.notify import Notifier, Watchdog
+    from firmware.store import EventStore
+    from firmware.table import Feedback, TableFlow
+    from hardware.buttons import Controls
+    from hardware.config import read_toml
+
+    config = load_device_config(args.config)
+    document = read_toml(args.config) if args.config is not None else {}
+    if args.max_seconds is not None and args.max_seconds < 0:
+        raise ValueError(f"--max-seconds must not be negative, not {args.max_seconds!r}")
+    clock = time.monotonic
+    store_path = args.store or config.store.path
+    parts = open_parts(config, document, clock=clock)
+    for line in parts.lines:
+        print(line, flush=True)
+    notifier = Notifier()
+    store = None
+    stop = {"signal": None}
+
+    def on_signal(number: int, frame: Any) -> None:
+        stop["signal"] = number  # type: ignore[assignment]
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        store = EventStore.open(store_path, clock=time.time)
+        if store.recovery is not None:
+            print(f"store: {store.recovery}", flush=True)
+        print(f"store: {store_path} ({len(store.lines)} events in the current match)",
+              flush=True)
+
+        def tell(item: Feedback) -> None:
+            print(item.text if item.kind == "say" else f"[{item.kind}] {item.text}", flush=True)
+
+        buttons = config.buttons
+        controls = Controls(long_press=buttons.long_press,
+                            max_value=buttons.encoder.max_value if buttons.encoder else 29)
+        loop = DeviceLoop(store=store, flow=TableFlow(config.players, config.rules_json,
+                                                      muggins_window_s=args.muggins_window),
+                          strip=parts.strip, renderer=config.board.renderer(), clock=clock,
+                          source=parts.source, recognise=parts.recognise, tracker=parts.tracker,
+                          panel=parts.panel, controls=controls, voice=parts.voice,
+                          notifier=notifier, watchdog=Watchdog.from_environ(clock=clock),
+                          on_feedback=tell)
+        loop.start()
+        print(f"ready in {time.monotonic() - began:.2f} s: {loop.status()}", flush=True)
+        if args.once:
+            loop.step()
+        else:
+            loop.run(should_stop=lambda: stop["signal"] is not None, max_seconds=args.max_seconds)
+        notifier.stopping()
+        why = f"signal {stop['signal']}" if stop["signal"] is not None else "done"
+        print(f"stopping ({why}): {loop.status()}", flush=True)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        parts.close()
+        if store is not None:
+            store.close()
+    return 0

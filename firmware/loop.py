@@ -1,0 +1,333 @@
+"""The device's one loop: the only place where the game's state changes.
+
+Each turn reads at most one camera frame (never waiting long, so the buttons
+are polled every ``frame_timeout`` seconds or so), runs the recogniser and the
+tracker, polls the buttons (whose gpiozero callbacks only queued edges), feeds
+everything to the ``TableFlow``, appends the events it proposes to the store,
+and only once the store has committed them draws the board, speaks and pings
+the systemd watchdog. Every part comes in through the constructor, so the
+tests run the real store, flow and renderer with a scripted camera and
+gpiozero's mock pins, on a fake clock.
+
+A camera that disappears is not fatal: the tracker reports it lost, the flow
+switches to manual entry, and the loop goes on with the buttons.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import numpy as np
+
+from engine.records import LogError
+from firmware.notify import Notifier, Watchdog
+from firmware.store import EventStore, StoreError
+from firmware.table import (
+    ButtonAction,
+    Feedback,
+    Outcome,
+    TableFlow,
+    TableInput,
+    Tick,
+    UnknownCard,
+    waiting_for,
+)
+from firmware.voice import Voice
+from hardware.animation import FPS, celebration, error_flash, peg_walk, skunk
+from hardware.buttons import ButtonEvent, Controls
+from hardware.render import Frame, Renderer
+from hardware.state import BoardState, board_state_from_game
+from hardware.strip import LedStrip
+from vision.sources import CameraUnavailableError, FrameSource
+from vision.tracker import CameraLost, Seen, TableEvent
+from vision.zones import TableZones
+
+__all__ = ["DeviceLoop", "Panel", "Tracker", "Recogniser", "UnknownWatch"]
+
+Recogniser = Callable[[Any], Sequence[Seen]]
+
+
+class Panel(Protocol):
+    """What the loop needs of the buttons (``hardware.buttons.ButtonPanel`` fits)."""
+
+    def poll(self, now: float | None = None) -> list[ButtonEvent]: ...
+
+    def close(self) -> None: ...
+
+
+class Tracker(Protocol):
+    """What the loop needs of the tracker (``vision.tracker.CardTracker`` fits)."""
+
+    @property
+    def zones(self) -> TableZones | None: ...
+
+    def update(self, at: float, detections: Sequence[Seen] | None) -> list[TableEvent]: ...
+
+
+@dataclass
+class UnknownWatch:
+    """Says "straighten the card" once an unreadable card has lain in a zone for ``frames``
+    frames, then keeps quiet about that zone for ``quiet_s``.
+
+    The tracker only reports cards it can name, so this is the one place the loop looks
+    at raw detections.
+    """
+
+    frames: int = 15
+    quiet_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        self._seen: dict[str, int] = {}
+        self._said: dict[str, float] = {}
+
+    def update(self, at: float, detections: Sequence[Seen],
+               zones: TableZones | None) -> list[UnknownCard]:
+        if zones is None:
+            return []
+        here = {zones.assign(d.corners) for d in detections if d.card is None}
+        here.discard(None)
+        found: list[UnknownCard] = []
+        for zone in list(self._seen):
+            if zone not in here:
+                del self._seen[zone]
+        for zone in sorted(z for z in here if z is not None):
+            self._seen[zone] = self._seen.get(zone, 0) + 1
+            if self._seen[zone] >= self.frames and at - self._said.get(zone, -1e9) >= self.quiet_s:
+                self._said[zone] = at
+                found.append(UnknownCard(zone, at))
+        return found
+
+
+class DeviceLoop:
+    """Owns the store, the flow and the board; call ``start`` once, then ``step`` forever.
+
+    ``on_feedback`` receives every piece of feedback after it is acted on (the
+    ``run`` command prints them). ``pace`` waits between turns when there is
+    no camera to wait on (tests pass a function that moves their fake clock).
+    """
+
+    def __init__(self, *, store: EventStore, flow: TableFlow, strip: LedStrip,
+                 renderer: Renderer, clock: Callable[[], float] = time.monotonic,
+                 source: FrameSource | None = None, recognise: Recogniser | None = None,
+                 tracker: Tracker | None = None, panel: Panel | None = None,
+                 controls: Controls | None = None, voice: Voice | None = None,
+                 notifier: Notifier | None = None, watchdog: Watchdog | None = None,
+                 rng: random.Random | None = None,
+                 on_feedback: Callable[[Feedback], None] | None = None,
+                 pace: Callable[[float], None] = time.sleep, frame_timeout: float = 0.02,
+                 unknown: UnknownWatch | None = None) -> None:
+        if source is not None and (recognise is None or tracker is None):
+            raise ValueError("a camera source needs a recognise function and a tracker")
+        self.store, self.flow, self.strip, self.renderer = store, flow, strip, renderer
+        self.clock = clock
+        self.source, self.recognise, self.tracker = source, recognise, tracker
+        self.panel = panel
+        self.controls = controls or Controls()
+        self.voice = voice or Voice.off()
+        self.notifier = notifier or Notifier({})
+        self.watchdog = watchdog or Watchdog(None, clock)
+        self.rng = rng or random.Random(0)
+        self.on_feedback = on_feedback
+        self.pace = pace
+        self.frame_timeout = frame_timeout
+        self.unknown = unknown or UnknownWatch()
+        self.frames_pushed = 0
+        self.turns = 0
+        self._shown: BoardState | None = None
+        self._frames: deque[Frame] = deque()
+        self._next_frame_at = 0.0
+        self._effects: list[Feedback] = []
+
+    # -- start -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Shows the resumed game (the store replayed it on opening), then says READY=1."""
+        now = self.clock()
+        self._shown = None
+        self._apply(self.flow.start(self.store.game), now)
+        self._redraw(now, animate=False)
+        self.notifier.ready(self.status())
+
+    # -- one turn ------------------------------------------------------------------------------
+
+    def step(self) -> None:
+        """One turn of the loop: camera, buttons, clock, board, voice, watchdog."""
+        now = self.clock()
+        for item in self._camera(now):
+            self._apply(self.flow.handle(item, self.store.game), now)
+        self.feed(self._buttons(now), now)
+        self._apply(self.flow.handle(Tick(now), self.store.game), now)
+        self._redraw(now)
+        self.voice.pump()
+        self.watchdog.ping(self.notifier)
+        self.turns += 1
+        if self.source is None:
+            self.pace(self.frame_timeout)
+
+    def feed(self, items: Sequence[TableInput], now: float | None = None) -> None:
+        """Hands table inputs to the flow as if they had just happened (tests, the phone page)."""
+        at = self.clock() if now is None else now
+        for item in items:
+            self._apply(self.flow.handle(item, self.store.game), at)
+
+    def run(self, *, should_stop: Callable[[], bool], max_seconds: float | None = None) -> None:
+        """Steps until ``should_stop()`` or ``max_seconds`` have passed on the loop's clock."""
+        began = self.clock()
+        while not should_stop():
+            if max_seconds is not None and self.clock() - began >= max_seconds:
+                break
+            self.step()
+
+    def drain(self, *, limit: int = 10_000) -> None:
+        """Pushes every queued animation frame now (tests and the demo: no waiting)."""
+        while self._frames and limit:
+            self._push(self._frames.popleft())
+            limit -= 1
+
+    def close(self) -> None:
+        self.voice.close()
+        if self.panel is not None:
+            self.panel.close()
+        if self.source is not None:
+            self.source.close()
+        self.strip.close()
+
+    # -- inputs ----------------------------------------------------------------------------------
+
+    def _camera(self, now: float) -> list[TableInput]:
+        if self.tracker is None:
+            return []
+        if self.source is None:
+            return list(self.tracker.update(now, None))
+        try:
+            frame = self.source.read(self.frame_timeout)
+        except CameraUnavailableError as exc:
+            self.source.close()
+            self.source = None
+            self._tell(Feedback("notice", f"camera gone: {exc}"))
+            return [CameraLost(now)]
+        if frame is None:
+            return list(self.tracker.update(now, None))
+        assert self.recognise is not None
+        try:
+            detections = list(self.recognise(frame.image))
+        except Exception as exc:  # a recogniser bug must not stop the scoring
+            self._tell(Feedback("notice", f"recogniser failed on frame {frame.index}: {exc}"))
+            return list(self.tracker.update(now, None))
+        items: list[TableInput] = list(self.tracker.update(now, detections))
+        items += self.unknown.update(now, detections, self.tracker.zones)
+        return items
+
+    def _buttons(self, now: float) -> list[TableInput]:
+        actions: list[TableInput] = []
+        if self.panel is not None:
+            for event in self.panel.poll(now):
+                action = self.controls.handle(event)
+                actions.append(ButtonAction(action.name, action.value, event.at, action.subject))
+        expired = self.controls.expire(now)
+        if expired is not None:
+            actions.append(ButtonAction(expired.name, expired.value, now, expired.subject))
+        return actions
+
+    # -- the store ---------------------------------------------------------------------------------
+
+    def _apply(self, outcome: Outcome, now: float) -> None:
+        """Stores what the flow proposed (durably), then lets the flow speak about it."""
+        said: list[Feedback] = list(outcome.feedback)
+        if outcome.undo:
+            try:
+                undone = self.store.undo()
+            except StoreError as exc:
+                said.append(Feedback("notice", str(exc)))
+            else:
+                said += self.flow.undone(undone.line, self.store.game).feedback
+        pending = deque(outcome.events)
+        first = True
+        while pending:
+            event = pending.popleft()
+            try:
+                if first and outcome.fresh_match:
+                    appended = self.store.start_match(event)
+                else:
+                    appended = self.store.append(event)
+            except LogError as exc:
+                said += self.flow.rejected(event, exc, self.store.game).feedback
+                break
+            first = False
+            follow = self.flow.stored(event, appended.pegged, self.store.game, now)
+            said += follow.feedback
+            pending.extend(follow.events)
+        for item in said:
+            self._tell(item)
+
+    def _tell(self, item: Feedback) -> None:
+        if item.kind in ("say", "flash", "ask", "celebrate"):
+            self.voice.say(item.text)
+        if item.kind in ("notice", "ask", "flash"):
+            self.notifier.status(item.text)
+        if item.kind in ("flash", "celebrate"):
+            self._effects.append(item)
+        if self.on_feedback is not None:
+            self.on_feedback(item)
+
+    # -- the board -------------------------------------------------------------------------------
+
+    def status(self) -> str:
+        game = self.store.game
+        scores = ", ".join(f"{s.name} {s.score}" for s in game.sides)
+        return f"{scores}; waiting for {waiting_for(game)}" if scores else game.next
+
+    def _redraw(self, now: float, *, animate: bool = True) -> None:
+        game = self.store.game
+        effects, self._effects = self._effects, []
+        if not game.sides:
+            if self._shown is not None or self.frames_pushed == 0:
+                self._shown = None
+                self._frames.clear()
+                self._push(self.renderer.blank())
+            return
+        state = board_state_from_game(game)
+        if state != self._shown or effects:
+            self._frames.clear()
+            self._frames.extend(self._animation(self._shown, state, effects, animate))
+            self._shown = state
+            self._next_frame_at = now  # the first frame goes out in this very turn
+        if self._frames and now >= self._next_frame_at:
+            self._push(self._frames.popleft())
+            self._next_frame_at = now + 1.0 / FPS
+
+    def _animation(self, before: BoardState | None, after: BoardState,
+                   effects: list[Feedback], animate: bool) -> Iterator[Frame]:
+        renderer = self.renderer
+        if animate and before is not None and len(before.sides) == len(after.sides) and all(
+                a.name == b.name for a, b in zip(before.sides, after.sides, strict=True)):
+            walking = before
+            for i, (old, new) in enumerate(zip(before.sides, after.sides, strict=True)):
+                points = new.front - old.front
+                if points > 0 and new.back == old.front:
+                    walk = replace_turn(walking, after)
+                    yield from peg_walk(renderer, walk, i, points)
+                    walking = walk.pegged(i, points)
+        if any(e.kind == "flash" for e in effects):
+            yield from error_flash(renderer, after)
+        if any(e.kind == "celebrate" for e in effects) and after.winner is not None:
+            yield from celebration(renderer, after, rng=self.rng, frames=FPS)
+            for loser, side in enumerate(after.sides):
+                if loser != after.winner and after.skunk is not None \
+                        and side.front < after.skunk:
+                    yield from skunk(renderer, after, loser, flashes=2)
+        yield renderer(after)
+
+    def _push(self, frame: Frame) -> None:
+        self.strip.show(np.asarray(frame))
+        self.frames_pushed += 1
+
+
+def replace_turn(state: BoardState, like: BoardState) -> BoardState:
+    """``state`` with ``like``'s turn and winner, so a walk shows the new turn already."""
+    return replace(state, turn=like.turn, winner=like.winner)

@@ -1,0 +1,496 @@
+"""The table flow: what the players just did, turned into engine events and feedback.
+
+A pure state machine. ``TableFlow.handle(input, game)`` takes one thing that
+happened at the table (a tracker event, a button action, a clock tick) and the
+store's current ``Game``, and returns an ``Outcome``: the CONTRACT.md event
+dicts to append, whether to undo, and what to tell the players. It never
+touches the store, the LEDs or the clock itself, so every rule of the table
+is tested by feeding it inputs and reading outcomes.
+
+The engine is the judge of legality (go inference, turn order, counting
+order, muggins), so the flow proposes events and the loop appends them in
+order; the loop then reports back with ``stored`` (which says the count and
+may open the muggins window) or ``rejected`` (which turns the engine's rule
+into a flash and a sentence). Nothing is stored for a rejected card.
+
+Zones are named as ``vision.zones`` names them: one per player (the player's
+name), ``"starter"`` and ``"crib"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.cards import Card
+from engine.game import Game
+from engine.records import LogError, Pegged
+from vision.tracker import (
+    CameraBack,
+    CameraLost,
+    CardAppeared,
+    CardInTwoPlaces,
+    CardRemoved,
+    ZoneComplete,
+)
+
+__all__ = [
+    "TableFlow", "Outcome", "Feedback", "FeedbackKind", "ButtonAction", "Tick", "UnknownCard",
+    "ManualCard", "TableInput", "waiting_for", "STARTER", "CRIB", "BUTTON_ACTIONS",
+]
+
+STARTER = "starter"
+CRIB = "crib"
+
+#: What ``ButtonAction.name`` may be: ``hardware.buttons.Action`` names.
+BUTTON_ACTIONS = frozenset({"go", "muggins", "undo", "confirm", "claim", "new_game", "dial",
+                            "ask_confirm", "cancelled"})
+
+FeedbackKind = Literal["say", "notice", "flash", "ask", "celebrate"]
+
+
+@dataclass(frozen=True, slots=True)
+class Feedback:
+    """Something to tell the players.
+
+    ``say``: speak it (a count); ``notice``: show it as the status line;
+    ``flash``: flash the board red and say why (a rejected card); ``ask``: a
+    question the players must settle at the table; ``celebrate``: the game is
+    won (the loop plays the celebration or skunk animation).
+    """
+
+    kind: FeedbackKind
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one input leads to. ``events`` go to the store in order (the first through
+    ``start_match`` when ``fresh_match``); ``undo`` takes back the last stored event."""
+
+    events: tuple[dict[str, Any], ...] = ()
+    feedback: tuple[Feedback, ...] = ()
+    undo: bool = False
+    fresh_match: bool = False
+
+    def __add__(self, other: Outcome) -> Outcome:
+        return Outcome(self.events + other.events, self.feedback + other.feedback,
+                       self.undo or other.undo, self.fresh_match or other.fresh_match)
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonAction:
+    """A button action (``hardware.buttons.Action``) with the time it happened."""
+
+    name: str
+    value: int = 0
+    at: float = 0.0
+    subject: str = ""
+
+    def __post_init__(self) -> None:
+        if self.name not in BUTTON_ACTIONS:
+            raise ValueError(f"unknown button action {self.name!r} "
+                             f"(known: {', '.join(sorted(BUTTON_ACTIONS))})")
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """Time passing: closes the muggins window and counts spread hands that became due."""
+
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownCard:
+    """A card lies in ``zone`` but its index cannot be read (skewed, covered, glare)."""
+
+    zone: str | None
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ManualCard:
+    """A card entered by hand (the phone page) while the camera cannot see: as if laid in
+    ``zone``."""
+
+    card: Card
+    zone: str
+    at: float
+
+
+TableInput = (CardAppeared | CardRemoved | ZoneComplete | CardInTwoPlaces | CameraLost
+              | CameraBack | ButtonAction | Tick | UnknownCard | ManualCard)
+
+_NOTHING = Outcome()
+
+
+def waiting_for(game: Game) -> str:
+    """``game.next``, except that the cut for a match's first deal is named as such."""
+    if game.phase == "deal" and game.turn is None:
+        return "the cut for the deal (each player lays one card in their area)"
+    return game.next
+
+
+def _say(text: str) -> Outcome:
+    return Outcome(feedback=(Feedback("say", text),))
+
+
+def _notice(text: str) -> Outcome:
+    return Outcome(feedback=(Feedback("notice", text),))
+
+
+def _flash(text: str) -> Outcome:
+    return Outcome(feedback=(Feedback("flash", text),))
+
+
+@dataclass(slots=True)
+class _Cut:
+    """The cut for the first deal: who still has to cut, and what they cut."""
+
+    contenders: tuple[str, ...]
+    cards: dict[str, Card] = field(default_factory=dict)
+
+
+class TableFlow:
+    """The table's rules of procedure around the engine's rules of the game.
+
+    ``players`` and ``rules`` are the config's; they make the ``new_game``
+    events. ``muggins_window_s`` is how long after a claim the opponents may
+    press MUGGINS.
+    """
+
+    def __init__(self, players: Sequence[str], rules: Mapping[str, Any] | None = None, *,
+                 muggins_window_s: float = 8.0) -> None:
+        if muggins_window_s <= 0:
+            raise ValueError(f"muggins_window_s must be positive, not {muggins_window_s!r}")
+        self.players = tuple(players)
+        self.rules = dict(rules or {})
+        self.muggins_window_s = muggins_window_s
+        self.manual = False
+        self._cut: _Cut | None = None
+        self._spreads: dict[str, tuple[Card, ...]] = {}
+        self._lying: set[Card] = set()  # cut cards still on the table: not play
+        self._window: tuple[str, float] | None = None  # (claimant, closes at)
+        # The last starter while it still lies on the table: seen again, it is not a new cut.
+        # Once picked up, the same card may well be the next deal's starter.
+        self._old_starter: Card | None = None
+
+    # -- the events the flow proposes ------------------------------------------------------
+
+    def new_game_event(self) -> dict[str, Any]:
+        return {"type": "new_game", "players": list(self.players), "rules": dict(self.rules)}
+
+    def start(self, game: Game) -> Outcome:
+        """What to do when the device starts on the store's resumed game."""
+        self._old_starter = game.starter  # a fresh tracker will report it again
+        if game.phase == "new_game":
+            return Outcome(events=(self.new_game_event(),))
+        if tuple(game.players) != self.players:
+            return Outcome(events=(self.new_game_event(),), fresh_match=True,
+                           feedback=(Feedback("notice", "the config names other players ("
+                                              + ", ".join(self.players)
+                                              + "): starting a new match"),))
+        return _notice(f"resumed: {self._scores(game)}; waiting for {waiting_for(game)}")
+
+    # -- inputs ------------------------------------------------------------------------------
+
+    def handle(self, item: TableInput, game: Game) -> Outcome:
+        """Returns what ``item`` means for ``game``; changes only the flow's own memory."""
+        if isinstance(item, CardAppeared):
+            return self._card(item.card, item.zone, game)
+        if isinstance(item, ManualCard):
+            return self._card(item.card, item.zone, game)
+        if isinstance(item, CardRemoved):
+            self._lying.discard(item.card)
+            if item.card == self._old_starter:
+                self._old_starter = None
+            if item.zone in self._spreads and item.card in self._spreads[item.zone]:
+                del self._spreads[item.zone]
+            return _NOTHING
+        if isinstance(item, ZoneComplete):
+            return self._spread(item, game)
+        if isinstance(item, CardInTwoPlaces):
+            where = " and ".join(self._place(z) for z in item.zones)
+            return Outcome(feedback=(Feedback(
+                "ask", f"I see {item.card} in {where}: which is it? Take the wrong one away"),))
+        if isinstance(item, UnknownCard):
+            return Outcome(feedback=(Feedback(
+                "notice", f"straighten the card in {self._place(item.zone)}: I cannot read it"),))
+        if isinstance(item, CameraLost):
+            self.manual = True
+            return Outcome(feedback=(Feedback(
+                "notice", "camera unplugged: manual entry (GO, CONFIRM shows, "
+                          "the dial and CONFIRM peg points)"),))
+        if isinstance(item, CameraBack):
+            self.manual = False
+            return _notice("camera back: watching the table again")
+        if isinstance(item, ButtonAction):
+            return self._button(item, game)
+        return self._tick(item.at, game)
+
+    def stored(self, event: Mapping[str, Any], pegged: Sequence[Pegged], game: Game,
+               at: float) -> Outcome:
+        """What to say once ``event`` is durably stored and pegged ``pegged``."""
+        kind = event["type"]
+        out = _NOTHING
+        if kind == "new_game":
+            self._spreads.clear()
+            self._window = None
+            if game.turn is None:  # a new match: nobody knows the dealer yet
+                self._cut = _Cut(self.players)
+                out += _notice("new match: cut for the deal, each player lays one card in "
+                               "their area (lowest deals, aces low)")
+            else:
+                out += _notice(f"next game: {game.turn} deals")
+        elif kind == "deal" and "dealer" in event:
+            self._cut = None
+            out += _say(f"{event['dealer']} deals")
+        elif kind == "crib":
+            self._spreads.clear()
+        elif kind == "starter":
+            self._old_starter = game.starter
+        elif kind == "claim":
+            self._window = (str(event["player"]), at + self.muggins_window_s)
+        out += self._announce(event, pegged, game)
+        if game.phase == "over":
+            self._window = None
+            out += Outcome(feedback=(Feedback("celebrate", self._result_words(game)),))
+        return out + self._due(game, at)  # a hand already spread may count now
+
+    def rejected(self, event: Mapping[str, Any], error: LogError, game: Game) -> Outcome:
+        """A proposed event the engine refused: flash, say why, store nothing."""
+        kind = event.get("type")
+        if kind == "muggins" and error.rule == "muggins_nothing_missed":
+            return _flash(f"muggins refused: {error.detail}")
+        if kind == "play" and error.rule in ("card_laid_twice", "starter_laid"):
+            return _flash(error.detail)
+        who = event.get("player")
+        prefix = f"{who}: " if isinstance(who, str) and who not in error.detail else ""
+        return _flash(prefix + error.detail)
+
+    def undone(self, line: str, game: Game) -> Outcome:
+        """An event taken back by UNDO."""
+        self._window = None
+        self._spreads.clear()
+        if game.phase == "deal" and game.turn is None:
+            self._cut = _Cut(self.players)
+        return _say(f"undone: {line}; now {waiting_for(game)}")
+
+    # -- cards -------------------------------------------------------------------------------
+
+    def _card(self, card: Card, zone: str | None, game: Game) -> Outcome:
+        if zone is None or card in self._lying:
+            return _NOTHING
+        phase = game.phase
+        if phase == "deal" and game.turn is None:
+            return self._cut_card(card, zone)
+        if zone == STARTER:
+            if card == game.starter and card == self._old_starter:
+                return _NOTHING  # the same starter seen again (a restart, a hand passing)
+            if phase == "starter":
+                return Outcome(events=({"type": "starter", "card": str(card)},))
+            if phase == "deal":
+                return Outcome(events=({"type": "deal"}, {"type": "starter", "card": str(card)}))
+            if phase == "over":
+                return Outcome(events=(self.new_game_event(), {"type": "deal"},
+                                       {"type": "starter", "card": str(card)}))
+            return _flash(f"the starter is already cut ({game.starter}); {card} is not in play")
+        if zone == CRIB or zone not in self.players or phase != "play":
+            return _NOTHING  # spreading a show or the crib, dealing, the crib set aside
+        if card == game.starter or any(card in game.laid(p) for p in self.players):
+            return _NOTHING  # a card already laid, seen again
+        return Outcome(events=({"type": "play", "player": zone, "card": str(card)},))
+
+    def _cut_card(self, card: Card, zone: str) -> Outcome:
+        cut = self._cut if self._cut is not None else _Cut(self.players)
+        self._cut = cut
+        if zone not in self.players:
+            return _notice(f"cut in your own area, not {self._place(zone)}")
+        if zone not in cut.contenders:
+            return _notice(f"{zone} has no need to cut again")
+        cut.cards[zone] = card
+        self._lying.add(card)
+        if set(cut.cards) != set(cut.contenders):
+            waiting = [p for p in cut.contenders if p not in cut.cards]
+            return _notice(f"{zone} cuts {card}; waiting for {', '.join(waiting)} to cut")
+        low = min(c.rank for c in cut.cards.values())
+        lowest = tuple(p for p in cut.contenders if cut.cards[p].rank == low)
+        if len(lowest) > 1:
+            cards = ", ".join(f"{p} {cut.cards[p]}" for p in lowest)
+            self._cut = _Cut(lowest)
+            return _say(f"a tie ({cards}): {' and '.join(lowest)} cut again")
+        dealer = lowest[0]
+        return Outcome(events=({"type": "deal", "dealer": dealer},),
+                       feedback=(Feedback("notice", f"{dealer} cuts low with "
+                                                    f"{cut.cards[dealer]}"),))
+
+    # -- the show ------------------------------------------------------------------------------
+
+    def _spread(self, item: ZoneComplete, game: Game) -> Outcome:
+        if game.phase not in ("play", "show", "crib") or any(c in self._lying for c in item.cards):
+            return _NOTHING
+        if item.zone not in self.players and item.zone != CRIB:
+            return _NOTHING
+        self._spreads[item.zone] = tuple(item.cards)
+        return self._due(game, item.at)
+
+    def _due(self, game: Game, at: float) -> Outcome:
+        """A spread hand (or crib) whose turn to count has come, unless a claim or the muggins
+        window holds the table."""
+        if self._window_open(at) or (game.rules.muggins and game.awaiting_claim):
+            return _NOTHING
+        if game.phase == "show":
+            player = game.turn
+            if player is not None and player in self._spreads:
+                cards = self._spreads.pop(player)
+                return Outcome(events=({"type": "show", "player": player,
+                                        "cards": [str(c) for c in cards]},))
+        if game.phase == "crib" and CRIB in self._spreads:
+            cards = self._spreads.pop(CRIB)
+            return Outcome(events=({"type": "crib", "cards": [str(c) for c in cards]},))
+        return _NOTHING
+
+    # -- buttons -------------------------------------------------------------------------------
+
+    def _button(self, action: ButtonAction, game: Game) -> Outcome:
+        name = action.name
+        if name == "undo":
+            if game.phase in ("new_game",) or (game.phase == "deal" and game.turn is None
+                                                and not game.match):
+                self._cut = _Cut(self.players) if game.phase == "deal" else None
+                return _notice("nothing to undo: cut for the deal")
+            return Outcome(undo=True)
+        if name == "new_game":
+            self._cut = None
+            return Outcome(events=(self.new_game_event(),), fresh_match=True)
+        if name == "dial":
+            return _notice(f"claim: {action.value}")
+        if name == "ask_confirm":
+            return _say(f"press CONFIRM to start a {action.subject.replace('_', ' ')}")
+        if name == "cancelled":
+            return _notice(f"{action.subject.replace('_', ' ')} cancelled")
+        if name == "go":
+            if game.phase != "play":
+                return _flash(f"GO is for the play; now {waiting_for(game)}")
+            return Outcome(events=({"type": "go", "player": game.turn},))
+        if name == "claim":
+            return self._claim(action.value, game)
+        if name == "muggins":
+            return self._muggins(action.at, game)
+        return self._confirm(game)
+
+    def _confirm(self, game: Game) -> Outcome:
+        phase = game.phase
+        if game.rules.muggins and game.awaiting_claim:
+            return _notice(f"{game.awaiting_claim[0]}: dial your count and press CONFIRM "
+                           "(dial 0 to claim nothing)")
+        if phase == "show" and game.turn is not None:
+            cards = game.laid(game.turn)
+            return Outcome(events=({"type": "show", "player": game.turn,
+                                    "cards": [str(c) for c in cards]},))
+        if phase == "over":
+            return Outcome(events=(self.new_game_event(),))
+        if phase == "deal" and game.turn is None:
+            return _notice("cut for the deal: each player lays one card in their area")
+        if phase == "crib":
+            return _notice(f"spread the crib face up in the crib area ({game.dealer}'s crib)")
+        return _notice(f"waiting for {waiting_for(game)}")
+
+    def _claim(self, points: int, game: Game) -> Outcome:
+        if game.rules.muggins:
+            if not game.awaiting_claim:
+                return _flash(f"nothing to claim now: waiting for {waiting_for(game)}")
+            return Outcome(events=({"type": "claim", "player": game.awaiting_claim[0],
+                                    "points": points},))
+        if self.manual:
+            player = game.turn or game.dealer
+            if player is None or game.phase in ("new_game", "over"):
+                return _flash("no game to peg points in")
+            return Outcome(events=({"type": "adjust", "player": player, "points": points,
+                                    "reason": "manual"},))
+        return _flash("claims are for muggins games: this board counts for you")
+
+    def _muggins(self, at: float, game: Game) -> Outcome:
+        if not game.rules.muggins:
+            return _flash("muggins is not being played")
+        if self._window is None or not self._window_open(at):
+            self._window = None
+            return _flash("muggins is called just after a claim, within "
+                          f"{self.muggins_window_s:g} seconds")
+        claimant = self._window[0]
+        self._window = None
+        return Outcome(events=({"type": "muggins", "player": self._caller(claimant, game)},))
+
+    def _caller(self, claimant: str, game: Game) -> str:
+        """Who calls muggins on ``claimant``: one button for the table, so the first opponent
+        to the claimant's left (the only opponent with two players)."""
+        seat = self.players.index(claimant)
+        own = game.side_of(claimant).name
+        for step in range(1, len(self.players)):
+            other = self.players[(seat + step) % len(self.players)]
+            if game.side_of(other).name != own:
+                return other
+        raise AssertionError("a game has at least two sides")
+
+    def _window_open(self, at: float) -> bool:
+        return self._window is not None and at <= self._window[1]
+
+    def _tick(self, at: float, game: Game) -> Outcome:
+        out = _NOTHING
+        if self._window is not None and not self._window_open(at):
+            self._window = None
+            out += _notice("muggins window closed")
+        return out + self._due(game, at)
+
+    # -- words -----------------------------------------------------------------------------------
+
+    def _announce(self, event: Mapping[str, Any], pegged: Sequence[Pegged],
+                  game: Game) -> Outcome:
+        kind = event["type"]
+        words = [p for p in pegged if p.words]
+        if kind == "show":
+            player = event["player"]
+            text = "; ".join(p.words for p in words) or ("nineteen" if not game.rules.muggins
+                                                         else "counted")
+            return _say(f"{player}'s hand: {text}")
+        if kind == "crib":
+            text = "; ".join(p.words for p in words) or ("nineteen" if not game.rules.muggins
+                                                         else "counted")
+            return _say(f"{game.dealer}'s crib: {text}")
+        if kind == "claim":
+            points = sum(p.points for p in pegged)
+            return _say(f"{event['player']} pegs {points}")
+        if kind == "muggins":
+            return _say("muggins! " + "; ".join(f"{p.player} takes {p.points}, {p.words}"
+                                                for p in pegged))
+        if kind == "adjust":
+            return _say(f"{event['player']} pegs {event['points']}")
+        out = _NOTHING
+        by_player: dict[str, list[str]] = {}
+        for p in words:
+            by_player.setdefault(p.player or p.side, []).append(p.words)
+        for player, said in by_player.items():
+            out += _say(f"{player}: {', '.join(said)}")
+        return out
+
+    def _result_words(self, game: Game) -> str:
+        result = game.result
+        how = {"win": "", "skunk": " with a skunk", "double_skunk": " with a double skunk"}
+        text = f"{game.winner} wins{how.get(result or 'win', '')}: {self._scores(game)}"
+        if len(game.match) > 1:
+            points = ", ".join(f"{name} {n}" for name, n in game.match_points.items())
+            text += f"; match {points}"
+        return text
+
+    @staticmethod
+    def _scores(game: Game) -> str:
+        return ", ".join(f"{side.name} {side.score}" for side in game.sides)
+
+    @staticmethod
+    def _place(zone: str | None) -> str:
+        if zone is None:
+            return "no area"
+        if zone in (STARTER, CRIB):
+            return f"the {zone} area"
+        return f"{zone}'s area"

@@ -1,0 +1,129 @@
+"""Spoken counts through espeak-ng: started, never waited for, never raising into the loop.
+
+The loop must keep polling buttons every 30 ms, so speaking is a child
+process the loop only looks at (``pump``) once per turn; one sentence at a
+time, so counts do not talk over each other. A backlog of stale counts is
+worse than silence, so the queue is short and drops the oldest. Off by
+default: a laptop running the tests should not start talking.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from firmware.config import VoiceConfig
+
+__all__ = ["Voice", "VoiceUnavailableError", "Speaking", "Runner"]
+
+
+class VoiceUnavailableError(OSError):
+    """Voice is enabled in the config but its program cannot run here."""
+
+
+class Speaking(Protocol):
+    """What the voice needs of a started process (``subprocess.Popen`` fits)."""
+
+    def poll(self) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+
+Runner = Callable[[Sequence[str]], Speaking]
+
+
+def _popen(command: Sequence[str]) -> Speaking:
+    return subprocess.Popen(list(command), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+class Voice:
+    """Says sentences one after another with ``command`` (espeak-ng), or stays silent.
+
+    ``runner`` starts a process (tests pass a fake); ``which`` finds the program.
+    ``problem`` holds the last failure, for the status line: speaking is a
+    nicety, so a failure silences the voice instead of stopping the game.
+    """
+
+    def __init__(self, *, enabled: bool = False, command: str = "espeak-ng", voice: str = "en",
+                 words_per_minute: int = 160, runner: Runner | None = None,
+                 which: Callable[[str], str | None] = shutil.which, backlog: int = 4) -> None:
+        self.enabled = enabled
+        self.command = command
+        self.voice = voice
+        self.words_per_minute = words_per_minute
+        self.problem: str | None = None
+        self._runner = runner or _popen
+        self._program = which(command) if enabled else None
+        self._queue: deque[str] = deque(maxlen=backlog)
+        self._speaking: Speaking | None = None
+
+    @classmethod
+    def from_config(cls, config: VoiceConfig, *, runner: Runner | None = None,
+                    which: Callable[[str], str | None] = shutil.which) -> Voice:
+        return cls(enabled=config.enabled, command=config.command, voice=config.voice,
+                   words_per_minute=config.words_per_minute, runner=runner, which=which)
+
+    @classmethod
+    def off(cls) -> Voice:
+        return cls(enabled=False)
+
+    @property
+    def available(self) -> bool:
+        return self.enabled and self._program is not None and self.problem is None
+
+    def check(self) -> None:
+        """Raises ``VoiceUnavailableError`` when enabled but the program is missing."""
+        if self.enabled and self._program is None:
+            raise VoiceUnavailableError(
+                f"[voice] is enabled but {self.command!r} is not installed "
+                "(apt install espeak-ng, or set [voice] enabled = false)")
+
+    def describe(self) -> str:
+        """One line for the start-up banner."""
+        if not self.enabled:
+            return "voice: off ([voice] enabled = false)"
+        if self._program is None:
+            return f"voice: unavailable ({self.command!r} not installed)"
+        return f"voice: {self._program} ({self.voice}, {self.words_per_minute} wpm)"
+
+    def say(self, text: str) -> bool:
+        """Queues ``text``; True when it will be spoken. Starts speaking at once if idle."""
+        if not self.available or not text.strip():
+            return False
+        self._queue.append(" ".join(text.split()))
+        self.pump()
+        return True
+
+    def pump(self) -> None:
+        """Starts the next sentence once the last one is done. Call it every loop turn."""
+        if self._speaking is not None:
+            try:
+                if self._speaking.poll() is None:
+                    return
+            except OSError:
+                pass
+            self._speaking = None
+        if not self._queue or not self.available:
+            return
+        text = self._queue.popleft()
+        command = [self._program or self.command, "-v", self.voice,
+                   "-s", str(self.words_per_minute), text]
+        try:
+            self._speaking = self._runner(command)
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            self.problem = f"cannot run {self.command!r}: {exc}"
+            self._queue.clear()
+
+    def close(self) -> None:
+        """Stops speaking; what was queued is dropped."""
+        self._queue.clear()
+        if self._speaking is not None:
+            try:
+                self._speaking.kill()
+            except OSError:
+                pass
+            self._speaking = None

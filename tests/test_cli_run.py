@@ -1,0 +1,74 @@
+"""``cribbage-board run`` and ``cribbage-board demo`` smoke tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from firmware.cli import main
+from firmware.store import EventStore
+
+
+def test_run_says_what_is_simulated_and_resumes_the_store(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "events.sqlite3"
+    assert main(["run", "--store", str(store), "--max-seconds", "0.2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "LEDs: simulator (no [board.strip] backend configured)"
+    assert out[1].startswith("camera: none")
+    assert out[2].startswith("buttons: simulated")
+    assert out[3].startswith("voice: off")
+    assert any(line.startswith("ready in ") for line in out)
+    assert out[-1].startswith("stopping (done)")
+    with EventStore.open(store) as reopened:
+        assert [json.loads(line)["type"] for line in reopened.lines] == ["new_game"]
+    assert main(["run", "--store", str(store), "--once"]) == 0
+    out = capsys.readouterr().out
+    assert "resumed" in out and "1 events" in out
+
+
+def test_run_with_a_configured_backend_that_cannot_start_is_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[board.strip]\nbackend = "pi5_pio"\n')
+    assert main(["run", "--config", str(config), "--store", str(tmp_path / "e.db"),
+                 "--once"]) == 2
+    captured = capsys.readouterr()
+    assert "pi5_pio" in captured.err and "LEDs: simulator" not in captured.out
+
+
+def test_run_with_a_replay_camera_says_so(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    import cv2
+    import numpy as np
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000.png"), np.zeros((48, 64, 3), np.uint8))
+    config = tmp_path / "config.toml"
+    config.write_text('[camera]\nsource = "replay"\npath = "frames"\nsize = [64, 48]\n')
+    assert main(["run", "--config", str(config), "--store", str(tmp_path / "e.db"),
+                 "--once"]) == 0
+    out = capsys.readouterr().out
+    assert f"camera: replay {frames}" in out and "zones NOT calibrated" in out
+
+
+def test_demo_plays_a_whole_game_and_writes_pictures(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo"
+    assert main(["demo", "--players", "3", "--seed", "4", "--out", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["finished"] and report["winner"] in ("Ann", "Bob", "Cat")
+    assert report["rejected"] == []
+    assert max(s["score"] for s in report["sides"]) == 121
+    assert [Path(p).name for p in report["pictures"]][-1] == "03-final.png"
+    assert all(Path(p).stat().st_size > 1000 for p in report["pictures"])
+
+
+def test_demo_prints_the_count_as_it_goes(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--seed", "1", "--out", str(tmp_path), "--max-seconds", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "'s hand: fifteen two" in out and "'s crib: " in out and " wins" in out

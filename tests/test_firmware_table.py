@@ -1,0 +1,436 @@
+"""TableFlow: what each thing done at the table turns into (firmware/table.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.cards import Card
+from engine.game import Game
+from engine.records import LogError
+from firmware.table import (
+    ButtonAction,
+    Feedback,
+    ManualCard,
+    TableFlow,
+    TableInput,
+    Tick,
+    UnknownCard,
+)
+from vision.tracker import (
+    CameraBack,
+    CameraLost,
+    CardAppeared,
+    CardInTwoPlaces,
+    CardRemoved,
+    ZoneComplete,
+)
+
+
+class Table:
+    """A flow and a game, stepped the way the loop steps them (without the store)."""
+
+    def __init__(self, players: tuple[str, ...] = ("Ann", "Bob"),
+                 rules: dict[str, Any] | None = None, *, window: float = 8.0) -> None:
+        self.flow = TableFlow(players, rules, muggins_window_s=window)
+        self.game = Game()
+        self.log: list[dict[str, Any]] = []
+        self.now = 0.0
+        self.feedback: list[Feedback] = []
+        self.undos = 0
+        self._run(self.flow.start(self.game))
+
+    def _run(self, outcome: Any) -> list[Feedback]:
+        said = list(outcome.feedback)
+        if outcome.undo:
+            self.undos += 1
+            line = self.log.pop()
+            self.game = Game.replay(self.log)
+            said += self.flow.undone(str(line), self.game).feedback
+        pending = list(outcome.events)
+        while pending:
+            event = pending.pop(0)
+            if outcome.fresh_match and event["type"] == "new_game":
+                self.log, self.game = [], Game()
+            try:
+                pegged = self.game.apply(event)
+            except LogError as exc:
+                said += self.flow.rejected(event, exc, self.game).feedback
+                break
+            self.log.append(event)
+            follow = self.flow.stored(event, pegged, self.game, self.now)
+            said += follow.feedback
+            pending += follow.events
+        self.feedback += said
+        return said
+
+    def do(self, item: TableInput) -> list[Feedback]:
+        return self._run(self.flow.handle(item, self.game))
+
+    def lay(self, card: str, zone: str) -> list[Feedback]:
+        return self.do(CardAppeared(Card.parse(card), zone, (), self.now))
+
+    def press(self, name: str, value: int = 0) -> list[Feedback]:
+        return self.do(ButtonAction(name, value, self.now))
+
+    def spread(self, zone: str, cards: str) -> list[Feedback]:
+        return self.do(ZoneComplete(zone, tuple(Card.parse(c) for c in cards.split()), self.now))
+
+    def tick(self, seconds: float) -> list[Feedback]:
+        self.now += seconds
+        return self.do(Tick(self.now))
+
+    def types(self) -> list[str]:
+        return [e["type"] for e in self.log]
+
+
+def texts(feedback: list[Feedback], kind: str | None = None) -> list[str]:
+    return [f.text for f in feedback if kind is None or f.kind == kind]
+
+
+def dealt(players: tuple[str, ...] = ("Ann", "Bob"), rules: dict[str, Any] | None = None,
+          *, dealer: str = "Ann", starter: str = "2D", window: float = 8.0) -> Table:
+    table = Table(players, rules, window=window)
+    table._run(table.flow.handle(ButtonAction("confirm"), table.game))  # no-op in the cut
+    low = {p: c for p, c in zip(players, ["9C", "10C", "QC", "KC"], strict=False)}
+    low[dealer] = "AC"
+    for p in players:
+        table.lay(low[p], p)
+    for p in players:
+        table.do(CardRemoved(Card.parse(low[p]), p, 0.0))
+    table.lay(starter, "starter")
+    return table
+
+
+# -- the cut and the starter --------------------------------------------------------------
+
+
+def test_an_empty_store_starts_a_match_and_waits_for_the_cut() -> None:
+    table = Table()
+    assert table.types() == ["new_game"]
+    assert any("cut for the deal" in t for t in texts(table.feedback, "notice"))
+
+
+def test_the_lowest_cut_deals_and_the_cut_cards_are_not_play() -> None:
+    table = Table(("Ann", "Bob", "Cat"))
+    table.lay("7H", "Ann")
+    assert table.types() == ["new_game"]
+    table.lay("3S", "Bob")
+    said = table.lay("JD", "Cat")
+    assert table.log[-1] == {"type": "deal", "dealer": "Bob"}
+    assert "Bob deals" in texts(said, "say")
+    # The cut cards still lie there: seen again (a hand passed over), they are not play.
+    table.lay("QH", "starter")
+    table.lay("7H", "Ann")
+    assert table.types() == ["new_game", "deal", "starter"]
+
+
+def test_a_tie_for_lowest_recuts_between_the_tied_players_aces_low() -> None:
+    table = Table(("Ann", "Bob", "Cat"))
+    table.lay("4H", "Ann")
+    table.lay("4S", "Bob")
+    said = table.lay("KD", "Cat")
+    assert any("Ann and Bob cut again" in t for t in texts(said))
+    assert table.types() == ["new_game"]
+    table.lay("9C", "Cat")  # Cat need not cut again
+    table.lay("AS", "Bob")
+    table.lay("2S", "Ann")
+    assert table.log[-1] == {"type": "deal", "dealer": "Bob"}
+
+
+def test_the_starter_after_a_known_dealer_stores_deal_then_starter_and_his_heels() -> None:
+    table = dealt(starter="JH")
+    assert table.types() == ["new_game", "deal", "starter"]
+    assert [s.score for s in table.game.sides] == [2, 0]
+    assert "Ann: two for his heels" in texts(table.feedback, "say")
+
+
+def test_a_starter_before_the_cut_is_refused_with_a_notice() -> None:
+    table = Table()
+    said = table.lay("5H", "starter")
+    assert table.types() == ["new_game"]
+    assert any("own area" in t for t in texts(said))
+
+
+# -- the play ------------------------------------------------------------------------------
+
+
+def test_cards_laid_in_each_area_are_played_and_scored() -> None:
+    table = dealt()
+    table.lay("10S", "Bob")
+    said = table.lay("5H", "Ann")
+    assert table.log[-2:] == [{"type": "play", "player": "Bob", "card": "10S"},
+                              {"type": "play", "player": "Ann", "card": "5H"}]
+    assert texts(said, "say") == ["Ann: fifteen two"]
+    # The same card seen again (the tracker lost and found it) is not played twice.
+    table.lay("5H", "Ann")
+    assert len(table.log) == 5
+
+
+def test_a_card_the_engine_rejects_flashes_and_stores_nothing() -> None:
+    table = dealt()
+    said = table.lay("10S", "Ann")  # Bob leads, not Ann
+    assert table.types() == ["new_game", "deal", "starter"]
+    assert [f.kind for f in said] == ["flash"]
+    assert "Bob" in said[0].text
+
+
+def test_a_card_past_31_by_the_player_due_is_a_go_inferred_by_the_engine() -> None:
+    table = dealt()
+    for card, who in (("KS", "Bob"), ("QS", "Ann"), ("JS", "Bob")):
+        table.lay(card, who)
+    said = table.lay("9S", "Ann")  # Ann cannot play on 30: Bob gets the go, Ann leads anew
+    assert table.log[-1] == {"type": "play", "player": "Ann", "card": "9S"}
+    assert "Bob: one for the go" in texts(said, "say")
+
+
+def test_go_button_sends_go_for_the_player_whose_turn_it_is() -> None:
+    table = dealt()
+    for card, who in (("KS", "Bob"), ("QS", "Ann"), ("5S", "Bob")):
+        table.lay(card, who)
+    said = table.press("go")
+    assert table.log[-1] == {"type": "go", "player": "Ann"}
+    assert said == [] and table.game.turn == "Bob"  # Bob plays on; the go point comes later
+
+
+def test_go_outside_the_play_is_feedback_not_an_event() -> None:
+    table = Table()
+    said = table.press("go")
+    assert table.types() == ["new_game"] and [f.kind for f in said] == ["flash"]
+
+
+def test_a_card_laid_twice_is_flashed() -> None:
+    table = dealt()
+    table.lay("10S", "Bob")
+    said = table.do(ManualCard(Card.parse("10S"), "Ann", 0.0))
+    assert said == []  # a card already laid is the same card seen again: ignored
+    said = table.lay("2D", "Bob")  # the starter laid as a card
+    assert said == []
+
+
+# -- the show and the crib -----------------------------------------------------------------
+
+PLAY = [("10S", "Bob"), ("5H", "Ann"), ("KS", "Bob"), ("3C", "Ann"), ("AS", "Bob"),
+        ("4H", "Ann"), ("6D", "Bob"), ("9C", "Ann")]
+
+
+def played(players: tuple[str, ...] = ("Ann", "Bob"), rules: dict[str, Any] | None = None,
+           **kw: Any) -> Table:
+    table = dealt(players, rules, **kw)
+    for card, who in PLAY:
+        table.lay(card, who)
+    assert table.game.phase == "show", table.game.next
+    return table
+
+
+def test_show_by_zone_complete_in_counting_order() -> None:
+    table = played()
+    # Ann (the dealer) spreads first: she counts after Bob, so her spread waits.
+    table.spread("Ann", "5H 3C 4H 9C")
+    assert table.types()[-1] == "play"
+    said = table.spread("Bob", "10S KS AS 6D")
+    assert table.types()[-2:] == ["show", "show"]
+    assert table.log[-2]["player"] == "Bob" and table.log[-1]["player"] == "Ann"
+    assert texts(said, "say")[0].startswith("Bob's hand: ")
+    assert any(t.startswith("Ann's hand: fifteen two") for t in texts(said, "say"))
+
+
+def test_show_by_confirm_uses_the_cards_laid_in_the_play() -> None:
+    table = played()
+    table.press("confirm")
+    assert table.log[-1] == {"type": "show", "player": "Bob",
+                             "cards": ["10S", "KS", "AS", "6D"]}
+
+
+def test_spreads_remembered_from_the_play_are_counted_when_the_show_starts() -> None:
+    table = dealt()
+    for card, who in PLAY[:-1]:
+        table.lay(card, who)
+    table.spread("Bob", "10S KS AS 6D")  # Bob's fourth card landed: his area is complete
+    table.lay("9C", "Ann")
+    table.spread("Ann", "5H 3C 4H 9C")
+    assert table.types()[-3:] == ["play", "show", "show"]
+
+
+def test_the_crib_is_counted_from_the_crib_area_then_the_next_deal() -> None:
+    table = played()
+    table.press("confirm")
+    table.press("confirm")
+    said = table.press("confirm")
+    assert any("crib area" in t for t in texts(said))
+    said = table.spread("crib", "7C 8C 7H QD")
+    assert table.log[-1] == {"type": "crib", "cards": ["7C", "8C", "7H", "QD"]}
+    assert texts(said, "say") == ["Ann's crib: fifteen two, fifteen four, and a pair is six"]
+    table.lay("2D", "starter")  # the old starter seen again is not a new deal
+    assert table.types()[-1] == "crib"
+    table.lay("8S", "starter")
+    assert table.types()[-2:] == ["deal", "starter"]
+    assert table.game.dealer == "Bob"
+
+
+def test_the_last_starter_picked_up_may_be_the_next_starter() -> None:
+    table = played()
+    for _ in range(2):
+        table.press("confirm")
+    table.spread("crib", "7C 8C 7H QD")
+    table.do(CardRemoved(Card.parse("2D"), "starter", 0.0))  # the cards are gathered
+    table.lay("2D", "starter")  # and after the shuffle the same card is cut
+    assert table.types()[-2:] == ["deal", "starter"] and table.game.starter == Card.parse("2D")
+
+
+def test_a_wrong_spread_is_refused() -> None:
+    table = played()
+    said = table.spread("Bob", "10S KS AS 7D")
+    assert [f.kind for f in said] == ["flash"] and "laid" in said[0].text
+    assert table.types()[-1] == "play"
+
+
+# -- game end, the match -----------------------------------------------------------------------
+
+
+def game_near_the_end() -> Table:
+    table = played(rules={"target": 61})
+    table.press("confirm")
+    table.press("confirm")
+    table.spread("crib", "7C 8C 7H QD")
+    # Bob to the edge of the game by a correction, then his heels as dealer ends it.
+    table.log.append({"type": "adjust", "player": "Bob", "reason": "test",
+                      "points": 59 - table.game.sides[1].score})
+    table.game = Game.replay(table.log)
+    table.lay("JS", "starter")
+    assert table.game.phase == "over"
+    return table
+
+
+def test_game_end_celebrates_and_the_next_game_starts_with_the_loser_dealing() -> None:
+    table = game_near_the_end()
+    # Bob dealt and went out on his heels: Ann, the loser, deals the next game.
+    celebrate = texts(table.feedback, "celebrate")
+    assert celebrate and celebrate[-1].startswith("Bob wins with a skunk")
+    table.lay("4C", "starter")
+    assert table.types()[-3:] == ["new_game", "deal", "starter"]
+    assert table.game.dealer == "Ann"
+
+
+def test_confirm_after_the_game_starts_the_next_game() -> None:
+    table = game_near_the_end()
+    said = table.press("confirm")
+    assert table.types()[-1] == "new_game"
+    assert "next game: Ann deals" in texts(said)
+
+
+# -- muggins ---------------------------------------------------------------------------------
+
+
+def test_claim_then_muggins_within_the_window_says_what_was_missed() -> None:
+    table = dealt(rules={"muggins": True})
+    table.lay("10S", "Bob")
+    table.lay("5H", "Ann")  # fifteen two for Ann, to be claimed
+    said = table.press("claim", 0)
+    assert table.log[-1] == {"type": "claim", "player": "Ann", "points": 0}
+    assert "Ann pegs 0" in texts(said, "say")
+    table.tick(3.0)
+    said = table.press("muggins")
+    assert table.log[-1] == {"type": "muggins", "player": "Bob"}
+    assert any("Bob takes 2" in t and "missed 2" in t for t in texts(said, "say"))
+    assert [s.score for s in table.game.sides] == [0, 2]
+
+
+def test_muggins_after_the_window_is_refused() -> None:
+    table = dealt(rules={"muggins": True}, window=5.0)
+    table.lay("10S", "Bob")
+    table.lay("5H", "Ann")
+    table.press("claim", 1)
+    said = table.tick(6.0)
+    assert "muggins window closed" in texts(said)
+    said = table.press("muggins")
+    assert [f.kind for f in said] == ["flash"] and table.types()[-1] == "claim"
+
+
+def test_muggins_when_nothing_was_missed_is_refused_by_the_engine() -> None:
+    table = dealt(rules={"muggins": True})
+    table.lay("10S", "Bob")
+    table.lay("5H", "Ann")
+    table.press("claim", 2)
+    said = table.press("muggins")
+    assert [f.kind for f in said] == ["flash"] and "missed nothing" in said[0].text
+
+
+def test_muggins_show_waits_for_the_claim_before_the_next_spread_counts() -> None:
+    table = played(rules={"muggins": True})
+    table.press("claim", 1)  # Ann's last card
+    table.tick(10.0)
+    table.spread("Ann", "5H 3C 4H 9C")
+    table.spread("Bob", "10S KS AS 6D")
+    assert table.types()[-1] == "show"  # Bob's; Ann's waits for Bob's claim
+    said = table.press("confirm")
+    assert "dial your count" in texts(said)[0]
+    table.press("claim", 4)
+    assert table.types()[-1] == "claim"
+    table.tick(10.0)
+    assert table.types()[-1] == "show" and table.log[-1]["player"] == "Ann"
+
+
+def test_claims_in_a_game_without_muggins_are_refused() -> None:
+    table = dealt()
+    said = table.press("claim", 5)
+    assert [f.kind for f in said] == ["flash"] and table.types()[-1] == "starter"
+
+
+# -- the table's troubles ----------------------------------------------------------------------
+
+
+def test_unknown_card_asks_to_straighten_it() -> None:
+    table = dealt()
+    said = table.do(UnknownCard("Bob", 0.0))
+    assert said == [Feedback("notice", "straighten the card in Bob's area: I cannot read it")]
+    assert table.types()[-1] == "starter"
+
+
+def test_a_card_in_two_places_asks_and_stores_nothing() -> None:
+    table = dealt()
+    said = table.do(CardInTwoPlaces(Card.parse("QH"), ("Ann", "crib"), 0.0))
+    assert [f.kind for f in said] == ["ask"]
+    assert "QH" in said[0].text and "Ann's area" in said[0].text and "crib" in said[0].text
+
+
+def test_undo_takes_back_the_last_event_and_nothing_before_the_cut() -> None:
+    table = dealt()
+    table.lay("10S", "Bob")
+    said = table.press("undo")
+    assert table.undos == 1 and table.types()[-1] == "starter"
+    assert any("undone" in t for t in texts(said))
+    table.press("undo")
+    table.press("undo")  # the deal: back to the cut
+    assert table.types() == ["new_game"]
+    said = table.press("undo")
+    assert table.undos == 3 and "nothing to undo" in texts(said)[0]
+    table.lay("9D", "Ann")
+    table.lay("3D", "Bob")
+    assert table.log[-1] == {"type": "deal", "dealer": "Bob"}
+
+
+def test_camera_lost_switches_to_manual_entry_and_back() -> None:
+    table = dealt()
+    said = table.do(CameraLost(1.0))
+    assert table.flow.manual and "manual entry" in said[0].text
+    table.press("claim", 3)  # the dial pegs points by hand while the camera is away
+    assert table.log[-1] == {"type": "adjust", "player": "Bob", "points": 3, "reason": "manual"}
+    table.do(ManualCard(Card.parse("10S"), "Bob", 1.0))
+    assert table.log[-1] == {"type": "play", "player": "Bob", "card": "10S"}
+    said = table.do(CameraBack(2.0))
+    assert not table.flow.manual and "camera back" in said[0].text
+
+
+def test_new_game_after_confirmation_starts_a_fresh_match() -> None:
+    table = dealt()
+    said = table.press("ask_confirm")
+    table.press("new_game")
+    assert table.types() == ["new_game"]
+    assert said and "CONFIRM" in said[0].text
+
+
+def test_unknown_button_action_is_a_typed_error_quoting_it() -> None:
+    with pytest.raises(ValueError, match="'dance'"):
+        ButtonAction("dance")
