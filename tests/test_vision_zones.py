@@ -2,7 +2,14 @@
 
 import pytest
 
-from vision.zones import TableZones, Zone, ZoneError, clip_polygon, polygon_area
+from vision.zones import (
+    TableZones,
+    Zone,
+    ZoneError,
+    clip_polygon,
+    default_markers,
+    polygon_area,
+)
 
 
 def card_at(x: float, y: float, w: float = 60, h: float = 90) -> list[tuple[float, float]]:
@@ -56,3 +63,11 @@ def test_clipping_is_exact_for_squares() -> None:
     b = [(5, 5), (15, 5), (15, 15), (5, 15)]
     assert abs(polygon_area(clip_polygon(a, b))) == pytest.approx(25)
     assert abs(polygon_area(clip_polygon(a, list(reversed(b))))) == pytest.approx(25)
+
+
+def test_default_markers_ask_each_seat_for_an_ace() -> None:
+    markers = default_markers(["Ann", "Bob", "Cid", "Dan"])
+    assert {k: str(v) for k, v in markers.items()} == {
+        "Ann": "AC", "Bob": "AD", "Cid": "AH", "Dan": "AS", "starter": "KH", "crib": "KS"}
+    with pytest.raises(ZoneError, match="2 to 4 players"):
+        default_markers(["Ann"])

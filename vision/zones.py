@@ -17,10 +17,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Zone", "TableZones", "ZoneError", "polygon_area", "clip_polygon", "centroid"]
+from engine.cards import Card
+
+__all__ = [
+    "Zone", "TableZones", "ZoneError", "polygon_area", "clip_polygon", "centroid",
+    "default_markers", "STARTER", "CRIB",
+]
 
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]
+
+STARTER = "starter"
+CRIB = "crib"
+_MARKER_SUITS = "CDHS"
 
 # A card counts as inside a zone only when at least this share of it is.
 MIN_SHARE = 0.25
@@ -217,3 +226,15 @@ def _half_plane(cell: Iterable[Point], keep: Point, away: Point) -> list[Point]:
             (mx - nx * big - dx * big, my - ny * big - dy * big),
             (mx + nx * big - dx * big, my + ny * big - dy * big)]
     return clip_polygon(list(cell), side)
+
+
+def default_markers(players: Sequence[str]) -> dict[str, Card]:
+    """The cards the device asks for at calibration: seat i lays the ace of clubs, diamonds,
+    hearts, spades in turn; the king of hearts marks the starter, the king of spades the crib."""
+    if not 2 <= len(players) <= 4:
+        raise ZoneError(f"a table seats 2 to 4 players, not {len(players)}: {list(players)!r}")
+    markers = {name: Card.parse("A" + suit) for name, suit in zip(players, _MARKER_SUITS,
+                                                                  strict=False)}
+    markers[STARTER] = Card.parse("KH")
+    markers[CRIB] = Card.parse("KS")
+    return markers

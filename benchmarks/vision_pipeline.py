@@ -1,0 +1,102 @@
+"""Speed and reaction time of the live vision loop on a drawn deal, on one core.
+
+    python benchmarks/vision_pipeline.py [--seed N] [--frames-per-step N] [--json]
+
+A whole two-player deal is drawn by ``vision.scene`` (1280x720 JPEG frames in a
+temporary folder), then replayed the way the device runs: ``ReplaySource`` ->
+``recognise`` -> ``CardTracker``, with ``cv2.setNumThreads(1)``. Prints frames
+per second of that loop (drawing the scene is not timed), and the latency from
+the first frame in which a newly laid card lies face up to its ``CardAppeared``
+event, in frames; also recall and precision of those events against the truth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from engine.simulate import deal_cards  # noqa: E402
+from vision.detection import recognise  # noqa: E402
+from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
+from vision.sources import ReplaySource  # noqa: E402
+from vision.tracker import CardAppeared, CardTracker  # noqa: E402
+
+
+def measure(seed: int, frames_per_step: int) -> dict[str, object]:
+    cv2.setNumThreads(1)
+    rng = random.Random(seed)
+    script = Script.from_deal(deal_cards(rng, 2, 0), ("Ann", "Bob"), rng)
+    settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=2)
+    with tempfile.TemporaryDirectory() as folder:
+        write_sequence(folder, script, rng=np.random.default_rng(seed), settings=settings)
+        truth = read_truth(folder)
+        tracker = CardTracker(frame_size=tuple(truth["size"]), zones=truth["zones"])
+        recognise(np.zeros((720, 1280, 3), np.uint8))  # load the model outside the timing
+        events: list[tuple[int, CardAppeared]] = []
+        source = ReplaySource(folder)
+        start = time.perf_counter()
+        count = 0
+        for frame in source:
+            for event in tracker.update(frame.at, recognise(frame.image)):
+                if isinstance(event, CardAppeared):
+                    events.append((frame.index, event))
+            count += 1
+        seconds = time.perf_counter() - start
+    # A card is "new" from the first frame it lies face up in a place it was not before;
+    # a card turned down and shown again later is due again.
+    episodes: list[tuple[str, str, int]] = []
+    before: dict[str, str] = {}
+    for n, record in enumerate(truth["frames"]):
+        now = {str(c.card): c.zone for c in record["cards"] if c.face_up}
+        episodes += [(card, zone, n) for card, zone in now.items() if before.get(card) != zone]
+        before = now
+    latencies = []
+    unmatched = list(episodes)
+    for index, event in events:
+        match = [e for e in unmatched if e[0] == str(event.card) and e[1] == event.zone
+                 and e[2] <= index]
+        if match:
+            episode = max(match, key=lambda e: e[2])
+            unmatched.remove(episode)
+            latencies.append(index - episode[2])
+    right = len(latencies)
+    return {
+        "frames": count, "seconds": round(seconds, 3), "fps": round(count / seconds, 2),
+        "ms_per_frame": round(1000 * seconds / count, 1),
+        "latency_frames_median": statistics.median(latencies) if latencies else None,
+        "latency_frames_max": max(latencies) if latencies else None,
+        "appearances_due": len(episodes), "appeared_right": right, "events": len(events),
+        "recall": round(right / max(1, len(episodes)), 3),
+        "precision": round(right / max(1, len(events)), 3),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=2)
+    parser.add_argument("--frames-per-step", type=int, default=8)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = measure(args.seed, args.frames_per_step)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"{result['frames']} frames at {result['fps']} fps "
+              f"({result['ms_per_frame']} ms/frame, one core); CardAppeared latency median "
+              f"{result['latency_frames_median']} frames, max {result['latency_frames_max']}; "
+              f"recall {result['recall']}, precision {result['precision']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,258 @@
+"""``cribbage-board calibrate``: find the table's zones from one frame of marker cards.
+
+The players lay one agreed card in each area (seat i the ace of clubs,
+diamonds, hearts, spades in ``[game] players`` order; the king of hearts where
+the starter goes, the king of spades where the crib goes), the camera takes
+one frame, and the frame is split into the cells nearest each marker
+(``TableZones.from_markers``). ``--write`` puts the zones into the config's
+``[zones]`` table and leaves every other byte of the file as it was.
+
+There is no TOML writer in the dependencies, so the ``[zones]`` table is
+written here and the new file is read back with ``load_device_config`` (and
+compared with the old one, table by table) before it atomically replaces the
+original: a file the device cannot read is never left behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import tempfile
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.cards import Card
+from vision.zones import default_markers
+
+__all__ = ["register", "CalibrationError", "default_markers", "zones_toml",
+           "replace_zones_table"]
+
+Point = tuple[float, float]
+_HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_\-\"'. ]+?)\s*\]\]?\s*(#.*)?$")
+
+
+class CalibrationError(ValueError):
+    """Calibration cannot finish: a marker card not found, or a file it cannot update."""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "calibrate", help="find the table zones from one frame with a marker card in each area")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="device config (players, camera; --write updates its [zones])")
+    parser.add_argument("--source", choices=("replay", "opencv", "picamera2"),
+                        help="camera source (default: the config's [camera] source)")
+    parser.add_argument("--path", type=Path, metavar="DIR",
+                        help="replay: a folder of images or a video; its first frame is used")
+    parser.add_argument("--image", type=Path, metavar="FILE", help="one still image instead")
+    parser.add_argument("--marker", action="append", default=[], metavar="ZONE=CARD",
+                        help="the card laid in ZONE (a player, starter or crib), e.g. Ann=5H")
+    parser.add_argument("--write", action="store_true",
+                        help="save the zones into the config file's [zones] table")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=_calibrate)
+
+
+def _markers(players: Sequence[str], overrides: Sequence[str]) -> dict[str, Card]:
+    markers = default_markers(players)
+    for text in overrides:
+        zone, sep, card = text.partition("=")
+        if not sep or zone not in markers:
+            raise CalibrationError(f"--marker {text!r}: expected ZONE=CARD with ZONE one of "
+                                   f"{', '.join(markers)}")
+        markers[zone] = Card.parse(card)
+    cards = list(markers.values())
+    twice = sorted({str(c) for c in cards if cards.count(c) > 1})
+    if twice:
+        raise CalibrationError(f"each area needs its own marker card; {', '.join(twice)} "
+                               f"marks two areas")
+    return markers
+
+
+def _frame(args: argparse.Namespace, config: Any) -> Any:
+    import cv2
+
+    if args.image is not None:
+        if args.source is not None or args.path is not None:
+            raise CalibrationError("give either --image FILE or --source/--path, not both")
+        image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+        if image is None:
+            raise CalibrationError(f"cannot read the image {str(args.image)!r}")
+        return image
+    from vision.sources import open_source
+
+    source_name = args.source or config.camera.source
+    options = dict(config.camera.options()) if source_name == config.camera.source else {}
+    if source_name == "replay":
+        path = args.path or options.get("path")
+        if path is None:
+            raise CalibrationError("--source replay needs --path DIR")
+        options = {"path": path}
+    elif args.path is not None:
+        raise CalibrationError(f"--path applies to --source replay, not {source_name!r}")
+    source = open_source(source_name, **options)
+    try:
+        for _ in range(3):  # a live camera may need a moment to send its first frame
+            frame = source.read(timeout=2.0)
+            if frame is not None:
+                return frame.image
+    finally:
+        source.close()
+    raise CalibrationError(f"camera source {source_name!r} gave no frame")
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from firmware.cli import print_json
+    from firmware.config import load_device_config
+    from vision.detection import recognise
+    from vision.zones import TableZones
+
+    if args.write and args.config is None:
+        raise CalibrationError("--write needs --config FILE (the file to update)")
+    config = load_device_config(args.config)
+    markers = _markers(config.players, args.marker)
+    image = _frame(args, config)
+    height, width = image.shape[:2]
+    found = {d.card: d for d in recognise(image) if d.card is not None}
+    missing = [f"{card} ({zone})" for zone, card in markers.items() if card not in found]
+    if missing:
+        raise CalibrationError(f"marker cards not found: {', '.join(missing)}; lay them face "
+                               f"up, one in each area, and try again")
+    outlines = {zone: list(found[card].corners) for zone, card in markers.items()}
+    zones = TableZones.from_markers((width, height), outlines)
+    table = zones.to_config()
+    section = {"seats": [table[name] for name in config.players],
+               "starter": table["starter"], "crib": table["crib"]}
+    written = None
+    if args.write:
+        if (width, height) != tuple(config.camera.size):
+            raise CalibrationError(f"the frame is {width}x{height} but [camera] size is "
+                                   f"{config.camera.size[0]}x{config.camera.size[1]}: zones "
+                                   f"would not fit the camera's frames")
+        replace_zones_table(args.config, section)
+        written = str(args.config)
+    if args.json:
+        print_json({"size": [width, height], "zones": table,
+                    "markers": {zone: str(card) for zone, card in markers.items()},
+                    "confidence": {zone: round(found[card].confidence, 4)
+                                   for zone, card in markers.items()},
+                    "written": written})
+    else:
+        for name, polygon in table.items():
+            points = " ".join(f"({x:g},{y:g})" for x, y in polygon)
+            print(f"{name} [{markers[name]}]: {points}")
+        if written:
+            print(f"zones written to {written}")
+    return 0
+
+
+# -- writing the [zones] table ---------------------------------------------------------------
+
+
+def _number(value: float) -> str:
+    return repr(round(float(value), 1))
+
+
+def _polygon(points: Sequence[Sequence[float]]) -> str:
+    return "[" + ", ".join(f"[{_number(x)}, {_number(y)}]" for x, y in points) + "]"
+
+
+def zones_toml(section: Mapping[str, Any]) -> str:
+    """The ``[zones]`` table as TOML text: ``seats`` (one polygon per player), starter, crib."""
+    lines = ["[zones]", "# Written by cribbage-board calibrate: frame pixels, seats in "
+             "[game] players order."]
+    if "seats" in section:
+        lines.append("seats = [")
+        lines += [f"    {_polygon(p)}," for p in section["seats"]]
+        lines.append("]")
+    for key in ("starter", "crib"):
+        if key in section:
+            lines.append(f"{key} = {_polygon(section[key])}")
+    return "\n".join(lines) + "\n"
+
+
+def _header_lines(text: str) -> list[tuple[int, str]]:
+    """(line number, table name) of every table header, skipping brackets inside values.
+
+    A line that starts with ``[`` inside a multi-line array (``seats = [`` then
+    ``[[0, 480], ...]``) is a value, not a header; strings and comments are skipped
+    while counting brackets.
+    """
+    headers = []
+    depth = 0
+    for number, line in enumerate(text.splitlines()):
+        if depth == 0:
+            match = _HEADER.match(line)
+            if match:
+                headers.append((number, match.group(1).strip().strip("\"'")))
+                continue
+        quote = None
+        for ch in line:
+            if quote:
+                if ch == quote:
+                    quote = None
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "#":
+                break
+            elif ch in "[{":
+                depth += 1
+            elif ch in "]}":
+                depth = max(0, depth - 1)
+    return headers
+
+
+def replace_zones_table(path: Path, section: Mapping[str, Any]) -> None:
+    """Rewrites ``path`` with ``section`` as its ``[zones]`` table; everything else is kept.
+
+    The new text goes to a temporary file beside the original, is loaded with
+    ``load_device_config`` and compared, and only then replaces the original.
+    """
+    from firmware.config import load_device_config
+
+    path = Path(path)
+    original = path.read_text(encoding="utf-8")
+    lines = original.splitlines(keepends=True)
+    headers = _header_lines(original)
+    zones_at = [i for i, (_, name) in enumerate(headers) if name == "zones"]
+    if any(name.startswith("zones.") for _, name in headers):
+        raise CalibrationError(f"{path}: has [zones.*] sub-tables; edit [zones] by hand")
+    block = zones_toml(section)
+    if zones_at:
+        start = headers[zones_at[0]][0]
+        later = headers[zones_at[0] + 1:]
+        end = later[0][0] if later else len(lines)
+        # Comments and blank lines just above the next table belong to that table.
+        while end > start + 1 and (not lines[end - 1].strip()
+                                   or lines[end - 1].lstrip().startswith("#")):
+            end -= 1
+        tail = "\n" if end < len(lines) else ""
+        text = "".join(lines[:start]) + block + tail + "".join(lines[end:])
+    else:
+        sep = "" if not original or original.endswith("\n\n") else (
+            "\n" if original.endswith("\n") else "\n\n")
+        text = original + sep + block
+    try:
+        before = tomllib.loads(original)
+        after = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CalibrationError(f"{path}: cannot update [zones] safely: {exc}") from None
+    if {k: v for k, v in before.items() if k != "zones"} != \
+            {k: v for k, v in after.items() if k != "zones"}:
+        raise CalibrationError(f"{path}: rewriting [zones] would change other tables; "
+                               f"edit it by hand")
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        checked = load_device_config(temp)
+        if len(checked.zones.seats) != len(section.get("seats", [])):
+            raise CalibrationError(f"{path}: the written [zones] did not read back")
+        os.chmod(temp, path.stat().st_mode & 0o7777)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

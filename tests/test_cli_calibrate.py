@@ -1,0 +1,154 @@
+"""``cribbage-board calibrate``: zones from one frame of marker cards, written into the config."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.cards import Card
+from firmware.cli import main
+from firmware.commands.calibrate import replace_zones_table
+from firmware.config import load_device_config
+from vision.scene import SceneRenderer, SceneSettings, Script, default_markers
+from vision.zones import TableZones, clip_polygon, polygon_area
+
+PLAYERS = ["Ann", "Bob"]
+STILL = SceneSettings(frames_per_step=1, hand_frames=0)
+CONFIG = """\
+# my table
+[game]
+players = ["Ann", "Bob"]   # clockwise
+
+[rules]
+target = 121
+
+[camera]
+source = "opencv"
+size = [1280, 720]
+
+[zones]
+# old zones, made by hand
+seats = [
+    [[0, 480], [1280, 480], [1280, 720], [0, 720]],
+    [[0, 0], [1280, 0], [1280, 240], [0, 240]],
+]
+starter = [[560, 280], [720, 280], [720, 440], [560, 440]]
+
+# voice settings follow
+[voice]
+enabled = false
+"""
+
+
+def marker_frame(tmp_path: Path, markers: dict[str, Card], seed: int = 0
+                 ) -> tuple[Path, TableZones]:
+    """A drawn table with the markers laid; returns the image and the zones its truth gives."""
+    script = Script.calibration(PLAYERS, random.Random(seed), markers=markers)
+    frame = SceneRenderer(script, rng=np.random.default_rng(seed), settings=STILL).render(0)
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), frame.image)
+    truth = TableZones.from_markers((1280, 720), {t.zone: t.corners for t in frame.truth})
+    return path, truth
+
+
+def overlap(a: tuple, b: tuple) -> float:
+    shared = abs(polygon_area(clip_polygon(a, b)))
+    return shared / (abs(polygon_area(a)) + abs(polygon_area(b)) - shared)
+
+
+def test_zones_match_the_truth_of_the_laid_markers(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    # QD marks the crib: the default KS is read as KC by today's recogniser (see below).
+    markers = {**default_markers(PLAYERS), "crib": Card.parse("QD")}
+    image, truth = marker_frame(tmp_path, markers)
+    assert main(["calibrate", "--config", str(config), "--image", str(image), "--json",
+                 "--marker", "crib=QD"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    result = json.loads(out)
+    assert result["markers"] == {"Ann": "AC", "Bob": "AD", "starter": "KH", "crib": "QD"}
+    assert result["written"] is None
+    found = TableZones.from_config(result["zones"])
+    for zone in truth.zones:
+        other = next(z for z in found.zones if z.name == zone.name)
+        assert overlap(zone.polygon, other.polygon) > 0.95, zone.name
+    assert config.read_text() == CONFIG
+
+
+@pytest.mark.xfail(strict=True, reason="vision.detection reads the drawn KS as KC")
+def test_default_markers_are_all_found(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    image, _ = marker_frame(tmp_path, default_markers(PLAYERS))
+    assert main(["calibrate", "--config", str(config), "--image", str(image)]) == 0
+
+
+def test_write_replaces_only_the_zones_table(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    replay = tmp_path / "replay"
+    replay.mkdir()
+    markers = {**default_markers(PLAYERS), "crib": Card.parse("QD")}
+    image, truth = marker_frame(tmp_path, markers)
+    image.rename(replay / "frame_00000.png")
+    assert main(["calibrate", "--config", str(config), "--source", "replay", "--path",
+                 str(replay), "--marker", "crib=QD", "--write"]) == 0
+    assert "zones written to" in capsys.readouterr().out
+    text = config.read_text()
+    before, after = CONFIG.split("[zones]")[0], CONFIG.split("# voice settings follow")[1]
+    assert text.startswith(before) and text.endswith("# voice settings follow" + after)
+    assert "old zones" not in text
+    loaded = load_device_config(config)
+    assert loaded.players == ("Ann", "Bob") and loaded.voice.enabled is False
+    assert loaded.rules_json == {"target": 121}
+    written = dict(zip(PLAYERS, loaded.zones.seats, strict=True))
+    written.update(starter=loaded.zones.starter, crib=loaded.zones.crib)
+    for zone in truth.zones:
+        assert overlap(zone.polygon, written[zone.name]) > 0.95
+    assert list(tmp_path.glob(".config.toml.*")) == []
+
+
+def test_write_appends_a_zones_table_when_there_is_none(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[game]\nplayers = ["Ann", "Bob"]\n')
+    square = [[0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0]]
+    replace_zones_table(config, {"seats": [square, square], "starter": square, "crib": square})
+    assert config.read_text().startswith('[game]\nplayers = ["Ann", "Bob"]\n\n[zones]\n')
+    assert load_device_config(config).zones.crib == tuple(map(tuple, square))
+
+
+def test_missing_markers_exit_2_naming_the_cards(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    image = tmp_path / "empty.png"
+    cv2.imwrite(str(image), np.full((720, 1280, 3), (40, 90, 50), np.uint8))
+    assert main(["calibrate", "--config", str(config), "--image", str(image), "--write"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "marker cards not found: AC (Ann), AD (Bob), KH (starter), KS (crib)" in err
+    assert config.read_text() == CONFIG
+
+
+def test_bad_arguments_are_one_line_errors(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    assert main(["calibrate", "--image", "x.png", "--write"]) == 2
+    assert "--write needs --config FILE" in capsys.readouterr().err
+    assert main(["calibrate", "--config", str(config), "--image", "x.png",
+                 "--marker", "Cy=5H"]) == 2
+    assert "--marker 'Cy=5H'" in capsys.readouterr().err
+    assert main(["calibrate", "--config", str(config), "--image", "x.png",
+                 "--marker", "crib=KH"]) == 2
+    assert "KH marks two areas" in capsys.readouterr().err
+    assert main(["calibrate", "--config", str(config), "--image", str(tmp_path / "no.png")]) == 2
+    assert "cannot read the image" in capsys.readouterr().err

@@ -1,0 +1,738 @@
+"""Camera frames of a scripted cribbage deal, with ground truth, for tests and benchmarks.
+
+Nobody can photograph thousands of deals with the answer written beside each
+frame, so the end-to-end tests film a table that is drawn: a wood or cloth
+table under a lamp, seen by a camera a little off top-down, cards from
+``vision.cardart`` laid where people lay them, hands reaching in as a card is
+laid, drifting light, blur, noise and glare. Each frame comes with the truth
+(every card's zone, face and outline in frame pixels) and the zones as
+``TableZones``, so recognition and tracking can be scored exactly.
+
+Table customs drawn here (one choice where tables differ):
+
+* The deck lies face down in the starter area with the starter face up on it;
+  the crib lies face down in its own area until it is counted.
+* Each player lays pegging cards in front of themselves, overlapping like a
+  fan, each card facing its player. When a count ends (31, or a go that
+  nobody can answer) the cards of that count are turned face down where they
+  lie, as many players do to keep the current count readable; the tracker
+  reports them as removed.
+* After the play everyone gathers their cards; in counting order each player
+  spreads their hand face up in their area, and they stay there; then the
+  dealer spreads the crib face up in the crib area.
+
+Everything random comes from the ``rng`` given: the same seed draws the same
+frames, and any frame can be drawn on its own (its randomness is keyed by its
+index), so a benchmark and a test agree on frame 37.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine.cards import Card
+from engine.simulate import DealScript, play_order
+from vision.cardart import CARD_ASPECT, CardStyle, render_back, render_card
+from vision.zones import CRIB, STARTER, TableZones, default_markers
+
+__all__ = [
+    "SceneError", "Placed", "Step", "Seat", "TableLayout", "Script", "SceneSettings",
+    "TruthCard", "SceneFrame", "SceneRenderer", "write_sequence", "read_truth",
+    "default_markers", "STARTER", "CRIB",
+]
+
+Point = tuple[float, float]
+Corners = tuple[Point, Point, Point, Point]
+
+
+class SceneError(ValueError):
+    """A script or setting no scene can be drawn from."""
+
+
+# -- where things lie on the table -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A player's place: the middle of their card area and the way they face the table.
+
+    ``angle`` (degrees, clockwise on screen) turns a card so it reads upright to
+    this player; ``edge`` is where their arm enters the picture.
+    """
+
+    anchor: Point
+    angle: float
+    edge: Point
+
+    @property
+    def along(self) -> Point:
+        """Unit vector to the player's right as they face the table: the way a fan grows."""
+        a = math.radians(self.angle)
+        return (math.cos(a), math.sin(a))
+
+
+@dataclass(frozen=True, slots=True)
+class TableLayout:
+    """Areas in table-plane pixels (a top-down view the size of the frame)."""
+
+    size: tuple[int, int]
+    card_height: float
+    seats: tuple[Seat, ...]
+    starter: Point
+    crib: Point
+
+    @classmethod
+    def for_players(cls, players: int, *, size: tuple[int, int] = (1280, 720),
+                    card_height: float = 0.2) -> TableLayout:
+        """Seats clockwise from the bottom edge; ``card_height`` is a fraction of frame height.
+
+        Four players sit at all four edges, so their cards are drawn a little smaller.
+        """
+        if not 2 <= players <= 4:
+            raise SceneError(f"a table seats 2 to 4 players, not {players!r}")
+        w, h = size
+        ch = card_height * h * (0.85 if players == 4 else 1.0)
+        bottom = Seat((0.5 * w, h - 0.78 * ch), 0.0, (0.5 * w + 0.08 * w, h))
+        left = Seat((0.12 * w, 0.5 * h), 90.0, (0.0, 0.5 * h + 0.1 * h))
+        top = Seat((0.5 * w, 0.78 * ch), 180.0, (0.5 * w - 0.08 * w, 0.0))
+        right = Seat((0.88 * w, 0.5 * h), 270.0, (float(w), 0.5 * h - 0.1 * h))
+        seats = {2: (bottom, top), 3: (bottom, left, top), 4: (bottom, left, top, right)}
+        spread = 0.25 if players == 2 else 0.14
+        return cls(size, ch, seats[players], ((0.5 - spread) * w, 0.5 * h),
+                   ((0.5 + spread) * w, 0.5 * h))
+
+    @property
+    def card_width(self) -> float:
+        return self.card_height * CARD_ASPECT
+
+    def anchor(self, zone: str, players: Sequence[str]) -> tuple[Point, float]:
+        """Where a card laid in ``zone`` goes and its angle: a seat's middle, starter or crib."""
+        if zone == STARTER:
+            return self.starter, 0.0
+        if zone == CRIB:
+            return self.crib, 0.0
+        seat = self.seats[list(players).index(zone)]
+        return seat.anchor, seat.angle
+
+    def outline(self, centre: Point, angle: float) -> np.ndarray:
+        """A card's corners (4, 2) in the plane, clockwise from its top-left as it reads upright."""
+        hw, hh = self.card_width / 2, self.card_height / 2
+        a = math.radians(angle)
+        r = np.array([math.cos(a), math.sin(a)])
+        d = np.array([-math.sin(a), math.cos(a)])
+        c = np.asarray(centre, np.float64)
+        return np.array([c - hw * r - hh * d, c + hw * r - hh * d, c + hw * r + hh * d,
+                         c - hw * r + hh * d])
+
+
+# -- the timeline ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """One card on the table. ``card`` None is an anonymous deck card (always face down)."""
+
+    card: Card | None
+    zone: str
+    face_up: bool
+    centre: Point
+    angle: float
+    layer: int
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The table after one thing happened; ``actor`` reached in to lay a card at ``target``."""
+
+    label: str
+    cards: tuple[Placed, ...]
+    actor: int | None = None
+    target: Point | None = None
+
+    def face_up(self) -> dict[Card, Placed]:
+        return {p.card: p for p in self.cards if p.face_up and p.card is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """A table's timeline: the states a camera would see one after another."""
+
+    players: tuple[str, ...]
+    layout: TableLayout
+    steps: tuple[Step, ...]
+
+    @classmethod
+    def from_deal(cls, deal: DealScript, players: Sequence[str], rng: random.Random, *,
+                  layout: TableLayout | None = None, turn_down: bool = True) -> Script:
+        """The deal as a table sees it: cut, starter, each card laid, counts turned down, shows.
+
+        ``rng`` plays the cards (``engine.simulate.play_order``) and jitters where they land.
+        """
+        players = tuple(players)
+        if len(players) != len(deal.hands):
+            raise SceneError(f"the deal has {len(deal.hands)} hands but players are "
+                             f"{list(players)!r}")
+        layout = layout or TableLayout.for_players(len(players))
+        b = _Builder(players, layout, rng)
+        b.lay_deck()
+        for card in deal.crib:
+            b.add(card, CRIB, layout.crib, 0.0, face_up=False, jitter=0.02)
+        b.commit("cut")
+        b.add(deal.starter, STARTER, _offset(layout.starter, (0.02 * layout.card_width,
+                                                                -0.03 * layout.card_height)),
+              rng.uniform(-4, 4), face_up=True)
+        b.commit(f"starter {deal.starter}", actor=deal.dealer, target=layout.starter)
+        count = 0
+        laid: list[list[Placed]] = [[] for _ in players]
+        counting: list[Placed] = []
+        for kind, seat, card in play_order(deal, rng):
+            if kind != "play" or card is None:
+                continue
+            if count + card.value > 31:
+                count = b.end_count(counting, turn_down)
+            placed = b.lay_fan(card, seat, len(laid[seat]))
+            laid[seat].append(placed)
+            counting.append(placed)
+            count += card.value
+            b.commit(f"{players[seat]} plays {card} ({count})", actor=seat, target=placed.centre)
+            if count == 31:
+                count = b.end_count(counting, turn_down)
+        b.remove(lambda p: p.zone in players)
+        b.commit("gather")
+        n = len(players)
+        for i in range(n):
+            seat = (deal.dealer + 1 + i) % n
+            hand = list(deal.hands[seat])
+            rng.shuffle(hand)
+            b.lay_spread(hand, players[seat], *layout.anchor(players[seat], players))
+            b.commit(f"show {players[seat]}: {' '.join(map(str, hand))}", actor=seat,
+                     target=layout.seats[seat].anchor)
+        b.remove(lambda p: p.zone == CRIB)
+        b.lay_spread(list(deal.crib), CRIB, layout.crib, 0.0)
+        b.commit(f"crib: {' '.join(map(str, deal.crib))}", actor=deal.dealer, target=layout.crib)
+        return cls(players, layout, tuple(b.steps))
+
+    @classmethod
+    def calibration(cls, players: Sequence[str], rng: random.Random, *,
+                    markers: Mapping[str, Card] | None = None,
+                    layout: TableLayout | None = None) -> Script:
+        """One still table: a marker card in each area, as ``cribbage-board calibrate`` asks."""
+        players = tuple(players)
+        layout = layout or TableLayout.for_players(len(players))
+        markers = dict(markers) if markers is not None else default_markers(players)
+        b = _Builder(players, layout, rng)
+        for zone, card in markers.items():
+            centre, angle = layout.anchor(zone, players)
+            b.add(card, zone, centre, angle + rng.uniform(-6, 6), face_up=True, jitter=0.05)
+        b.commit("calibration")
+        return cls(players, layout, tuple(b.steps))
+
+    def zone_names(self) -> tuple[str, ...]:
+        return (*self.players, STARTER, CRIB)
+
+
+def _offset(p: Point, d: Point) -> Point:
+    return (p[0] + d[0], p[1] + d[1])
+
+
+@dataclass
+class _Builder:
+    """Keeps the table's current cards while a script is written step by step."""
+
+    players: tuple[str, ...]
+    layout: TableLayout
+    rng: random.Random
+    cards: list[Placed] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    layer: int = 0
+
+    def add(self, card: Card | None, zone: str, centre: Point, angle: float, *, face_up: bool,
+            jitter: float = 0.0) -> Placed:
+        ch = self.layout.card_height
+        centre = (centre[0] + self.rng.gauss(0, jitter * ch),
+                  centre[1] + self.rng.gauss(0, jitter * ch))
+        self.layer += 1
+        placed = Placed(card, zone, face_up, centre, angle, self.layer)
+        self.cards.append(placed)
+        return placed
+
+    def lay_deck(self) -> None:
+        for k in range(3):
+            offset = (-0.012 * k * self.layout.card_height, -0.012 * k * self.layout.card_height)
+            self.add(None, STARTER, _offset(self.layout.starter, offset),
+                     self.rng.uniform(-3, 3), face_up=False)
+
+    def lay_fan(self, card: Card, seat: int, k: int) -> Placed:
+        anchor = self.layout.seats[seat].anchor
+        angle = self.layout.seats[seat].angle
+        ax, ay = self.layout.seats[seat].along
+        step = 0.4 * self.layout.card_width
+        d = (k - 1.5) * step
+        return self.add(card, self.players[seat], (anchor[0] + d * ax, anchor[1] + d * ay),
+                        angle + self.rng.gauss(0, 4), face_up=True, jitter=0.02)
+
+    def lay_spread(self, cards: Sequence[Card], zone: str, anchor: Point, angle: float) -> None:
+        a = math.radians(angle)
+        ax, ay = math.cos(a), math.sin(a)
+        gap = self.rng.uniform(0.78, 1.08) * self.layout.card_width
+        for k, card in enumerate(cards):
+            d = (k - (len(cards) - 1) / 2) * gap
+            self.add(card, zone, (anchor[0] + d * ax, anchor[1] + d * ay),
+                     angle + self.rng.gauss(0, 3), face_up=True, jitter=0.015)
+
+    def end_count(self, counting: list[Placed], turn_down: bool) -> int:
+        if turn_down and counting:
+            down = {id(p) for p in counting}
+            self.cards = [replace(p, face_up=False) if id(p) in down else p for p in self.cards]
+            self.commit("count ends: cards turned down")
+        counting.clear()
+        return 0
+
+    def remove(self, which: Any) -> None:
+        self.cards = [p for p in self.cards if not which(p)]
+
+    def commit(self, label: str, *, actor: int | None = None, target: Point | None = None
+               ) -> None:
+        cards = tuple(sorted(self.cards, key=lambda p: p.layer))
+        self.steps.append(Step(label, cards, actor, target))
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SceneSettings:
+    """How a scene is filmed. Sizes are fractions of the frame so any resolution works."""
+
+    size: tuple[int, int] = (1280, 720)
+    frames_per_step: int = 8
+    hand_frames: int = 3  # of each step's first frames, how many show the laying hand
+    table: str = "random"  # "wood", "cloth" or "random"
+    tilt: float = 0.04  # how far off top-down: the far edge shrinks by this share
+    blur: float = 0.8  # largest Gaussian sigma, pixels at 720p
+    noise: float = 3.0  # sensor noise, grey levels
+    light_drift: float = 0.08  # how much the room light swings over a scene
+    glare: bool = True
+    style: CardStyle | None = None  # None draws a deck from the scene's rng
+
+    def __post_init__(self) -> None:
+        if self.frames_per_step < 1 or not 0 <= self.hand_frames <= self.frames_per_step:
+            raise SceneError(f"need frames_per_step >= 1 and 0 <= hand_frames <= "
+                             f"frames_per_step, not {self.frames_per_step!r}, "
+                             f"{self.hand_frames!r}")
+        if self.table not in ("wood", "cloth", "random"):
+            raise SceneError(f"table must be wood, cloth or random, not {self.table!r}")
+        if not 0 <= self.tilt <= 0.2:
+            raise SceneError(f"tilt must be 0 to 0.2, not {self.tilt!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class TruthCard:
+    """A card in a frame: where it is and how much of it shows (0..1, hands and cards on top).
+
+    ``corners`` follow ``vision.detection.Detection``: frame pixels, clockwise
+    from the card's top-left as it reads upright.
+    """
+
+    card: Card
+    zone: str
+    face_up: bool
+    corners: Corners
+    visible: float
+
+
+@dataclass(frozen=True, slots=True)
+class SceneFrame:
+    index: int
+    step: int
+    label: str
+    image: np.ndarray
+    truth: tuple[TruthCard, ...]
+
+    def face_up(self) -> dict[Card, TruthCard]:
+        return {t.card: t for t in self.truth if t.face_up}
+
+
+_SKIN: tuple[tuple[int, int, int], ...] = (
+    (150, 178, 224), (120, 150, 205), (95, 125, 180), (62, 88, 135), (45, 62, 98),
+)
+
+
+class SceneRenderer:
+    """Draws a script's frames. ``rng`` seeds the whole scene; frames can be drawn in any order."""
+
+    def __init__(self, script: Script, *, rng: np.random.Generator,
+                 settings: SceneSettings | None = None) -> None:
+        self.script = script
+        self.settings = settings or SceneSettings()
+        self._seed = int(rng.integers(2 ** 62))
+        scene = np.random.default_rng((self._seed, 0))
+        w, h = self.settings.size
+        sx, sy = w / script.layout.size[0], h / script.layout.size[1]
+        self._homography = _camera(scene, self.settings.size, self.settings.tilt) @ np.diag(
+            [sx, sy, 1.0])
+        self.style = self.settings.style or CardStyle.random(scene)
+        table = self.settings.table
+        if table == "random":
+            table = "wood" if scene.random() < 0.6 else "cloth"
+        self._table = _wood(scene, (w, h)) if table == "wood" else _cloth(scene, (w, h))
+        self._light, lamp = _lamp(scene, (w, h))
+        self._shadow_dir = np.array([w / 2 - lamp[0], h / 2 - lamp[1]])
+        self._shadow_dir *= 0.012 * h / max(1.0, float(np.hypot(*self._shadow_dir)))
+        self._shadow_dir += np.array([0.004, 0.008]) * h
+        self._glare = _glare(scene, (w, h)) if self.settings.glare else None
+        self._noise = [scene.normal(0, 1, (h // 2, w // 2, 3)).astype(np.float32)
+                       for _ in range(3)]
+        self._phase = scene.uniform(0, 2 * np.pi, 4)
+        self._skin = _SKIN[int(scene.integers(len(_SKIN)))]
+        self._sleeve = tuple(int(v) for v in scene.integers(20, 200, 3))
+        # Cards are drawn about as tall as they appear, so warping barely resamples them.
+        self._card_px = max(48, round(script.layout.card_height * sy))
+        self._art: dict[tuple[Card | None, bool], np.ndarray] = {}
+
+    # -- geometry ----------------------------------------------------------------------------
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.settings.size
+
+    @property
+    def frame_count(self) -> int:
+        return len(self.script.steps) * self.settings.frames_per_step
+
+    def to_frame(self, points: np.ndarray) -> np.ndarray:
+        """Table-plane points (n, 2) to frame pixels through the camera's homography."""
+        p = np.asarray(points, np.float64).reshape(-1, 1, 2)
+        return cv2.perspectiveTransform(p, self._homography).reshape(-1, 2)
+
+    def outline(self, placed: Placed) -> Corners:
+        q = self.to_frame(self.script.layout.outline(placed.centre, placed.angle))
+        return _corners(q)
+
+    @property
+    def zones(self) -> TableZones:
+        """The table's zones: the cells nearest a card laid in the middle of each area."""
+        layout, players = self.script.layout, self.script.players
+        markers = {}
+        for name in self.script.zone_names():
+            centre, angle = layout.anchor(name, players)
+            markers[name] = [(float(x), float(y))
+                             for x, y in self.to_frame(layout.outline(centre, angle))]
+        return TableZones.from_markers(self.size, markers)
+
+    # -- frames ------------------------------------------------------------------------------
+
+    def frames(self) -> Iterator[SceneFrame]:
+        for index in range(self.frame_count):
+            yield self.render(index)
+
+    def render(self, index: int) -> SceneFrame:
+        """Frame ``index``: the step it belongs to, a hand while a card is being laid."""
+        if not 0 <= index < self.frame_count:
+            raise SceneError(f"frame {index!r} is outside 0..{self.frame_count - 1}")
+        settings = self.settings
+        step_no, within = divmod(index, settings.frames_per_step)
+        step = self.script.steps[step_no]
+        rng = np.random.default_rng((self._seed, index + 1))
+        w, h = self.size
+        image = self._table.copy()
+        quads = [self.to_frame(self.script.layout.outline(p.centre, p.angle))
+                 for p in step.cards]
+        self._cast_shadows(image, quads, 0.38)
+        for placed, quad in zip(step.cards, quads, strict=True):
+            self._paste(image, self._artwork(placed), quad)
+        hand_mask = None
+        if step.actor is not None and step.target is not None and within < settings.hand_frames:
+            progress = within / max(1, settings.hand_frames)
+            hand_mask = self._hand(image, step.actor, step.target, progress, rng)
+        image = self._film(image, index, rng)
+        truth = self._truth(step, quads, hand_mask)
+        return SceneFrame(index, step_no, step.label, image, truth)
+
+    def _artwork(self, placed: Placed) -> np.ndarray:
+        key = (placed.card, placed.face_up)
+        art = self._art.get(key)
+        if art is None:
+            if placed.face_up and placed.card is not None:
+                art = render_card(placed.card, height=self._card_px, style=self.style)
+            else:
+                art = render_back(height=self._card_px, style=self.style)
+            self._art[key] = art
+        return art
+
+    def _paste(self, image: np.ndarray, art: np.ndarray, quad: np.ndarray) -> None:
+        """Warps a BGRA card onto its frame quad, touching only the quad's bounding box."""
+        h, w = image.shape[:2]
+        x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 1
+        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        if x1 <= x0 or y1 <= y0:
+            return
+        ah, aw = art.shape[:2]
+        src = np.array([[0, 0], [aw, 0], [aw, ah], [0, ah]], np.float32)
+        m = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
+        warped = cv2.warpPerspective(art, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        alpha = warped[..., 3:].astype(np.float32) / 255.0
+        region = image[y0:y1, x0:x1]
+        region[:] = (warped[..., :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+
+    def _cast_shadows(self, image: np.ndarray, quads: Sequence[np.ndarray],
+                      strength: float) -> None:
+        if not quads:
+            return
+        h, w = image.shape[:2]
+        small = np.zeros((h // 4, w // 4), np.uint8)
+        for q in quads:
+            pts = np.round((q + self._shadow_dir) / 4).astype(np.int32)
+            cv2.fillConvexPoly(small, pts, 255, cv2.LINE_AA)
+        self._darken(image, small, strength, blur=0.006 * h / 4)
+
+    @staticmethod
+    def _darken(image: np.ndarray, small_mask: np.ndarray, strength: float, *, blur: float
+                ) -> None:
+        h, w = image.shape[:2]
+        soft = cv2.GaussianBlur(small_mask, (0, 0), max(0.5, blur))
+        full = cv2.resize(soft, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+        gain = 1.0 - strength * full / 255.0
+        image[:] = (image * gain[..., None]).astype(np.uint8)
+
+    def _hand(self, image: np.ndarray, seat: int, target: Point, progress: float,
+              rng: np.random.Generator) -> np.ndarray:
+        """Draws a hand and arm reaching from the seat's edge; returns the hand's mask."""
+        h, w = image.shape[:2]
+        layout = self.script.layout
+        edge = self.to_frame(np.array([layout.seats[seat].edge]))[0]
+        tip = self.to_frame(np.array([target]))[0]
+        direction = tip - edge
+        length = float(np.hypot(*direction))
+        if length < 1:
+            return np.zeros((h, w), np.uint8)
+        u = direction / length
+        n = np.array([-u[1], u[0]])
+        unit = 0.32 * h
+        # The hand withdraws toward the edge as the step goes on.
+        tip = tip - u * progress * (length + 0.3 * unit) + n * rng.normal(0, 0.03 * unit)
+        wrist = tip - u * 0.55 * unit
+        mask = np.zeros((h, w), np.uint8)
+        sleeve = np.zeros((h, w), np.uint8)
+        back = edge - u * unit
+        arm = np.array([back + n * 0.26 * unit, wrist + n * 0.17 * unit,
+                        wrist - n * 0.17 * unit, back - n * 0.26 * unit])
+        cv2.fillConvexPoly(mask, np.round(arm).astype(np.int32), 255, cv2.LINE_AA)
+        cuff = back + (wrist - back) * 0.6
+        sleeve_poly = np.array([back + n * 0.3 * unit, cuff + n * 0.23 * unit,
+                                cuff - n * 0.23 * unit, back - n * 0.3 * unit])
+        cv2.fillConvexPoly(sleeve, np.round(sleeve_poly).astype(np.int32), 255, cv2.LINE_AA)
+        palm = wrist + u * 0.2 * unit
+        angle = math.degrees(math.atan2(u[1], u[0]))
+        cv2.ellipse(mask, _pt(palm), (round(0.24 * unit), round(0.19 * unit)), angle, 0, 360,
+                    255, -1, cv2.LINE_AA)
+        for k, spread in enumerate((-0.13, -0.045, 0.045, 0.13)):
+            length_k = (0.26, 0.3, 0.29, 0.23)[k] * unit
+            base = palm + u * 0.15 * unit + n * spread * unit
+            centre = base + u * length_k / 2
+            cv2.ellipse(mask, _pt(centre), (round(length_k / 2), round(0.043 * unit)),
+                        angle + spread * 40, 0, 360, 255, -1, cv2.LINE_AA)
+        thumb = palm + n * 0.2 * unit + u * 0.05 * unit
+        cv2.ellipse(mask, _pt(thumb), (round(0.14 * unit), round(0.05 * unit)), angle - 50, 0,
+                    360, 255, -1, cv2.LINE_AA)
+        shadow = cv2.resize(mask, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+        shift = np.float32([[1, 0, 2.5 * self._shadow_dir[0] / 4],
+                            [0, 1, 2.5 * self._shadow_dir[1] / 4]])
+        shadow = cv2.warpAffine(shadow, shift, (w // 4, h // 4))
+        self._darken(image, shadow, 0.45, blur=0.02 * h / 4)
+        skin = np.array(self._skin, np.float32) * rng.uniform(0.95, 1.05)
+        # Rounded limbs: lighter along the middle, darker at the sides.
+        core = cv2.GaussianBlur(mask, (0, 0), 0.03 * h).astype(np.float32) / 255.0
+        shade = (0.7 + 0.35 * core)[..., None]
+        colour = np.where((sleeve > 127)[..., None], np.array(self._sleeve, np.float32),
+                          skin[None, None, :]) * shade
+        alpha = (cv2.GaussianBlur(mask, (0, 0), 0.8).astype(np.float32) / 255.0)[..., None]
+        image[:] = (colour * alpha + image * (1 - alpha)).astype(np.uint8)
+        return mask
+
+    def _film(self, image: np.ndarray, index: int, rng: np.random.Generator) -> np.ndarray:
+        """Room light, white balance, glare, focus and sensor noise for frame ``index``."""
+        s = self.settings
+        t = index / 30.0
+        ph = self._phase
+        gain = 1.0 + s.light_drift * (math.sin(0.5 * t + ph[0]) + 0.3 * rng.normal())
+        warmth = 0.06 * math.sin(0.23 * t + ph[1])
+        balance = np.array([1 - warmth, 1.0, 1 + warmth], np.float32) * gain
+        out = image.astype(np.float32) * self._light[..., None] * balance
+        if self._glare is not None:
+            out += self._glare[..., None] * (0.8 + 0.2 * math.sin(0.7 * t + ph[2]))
+        sigma = s.blur * self.size[1] / 720 * rng.uniform(0.35, 1.0)
+        if sigma > 0.2:
+            out = cv2.GaussianBlur(out, (0, 0), sigma)
+        if s.noise > 0:
+            noise = self._noise[int(rng.integers(len(self._noise)))]
+            h, w = out.shape[:2]
+            out += cv2.resize(noise, (w, h), interpolation=cv2.INTER_NEAREST) * s.noise
+        return np.clip(out, 0, 255).astype(np.uint8)
+
+    def _truth(self, step: Step, quads: Sequence[np.ndarray], hand: np.ndarray | None
+               ) -> tuple[TruthCard, ...]:
+        """Each named card's outline, and how much of it neither cards nor a hand cover."""
+        h, w = self.size[1], self.size[0]
+        scale = 4
+        labels = np.full((h // scale, w // scale), -1, np.int16)
+        for k, q in enumerate(quads):
+            cv2.fillConvexPoly(labels, np.round(q / scale).astype(np.int32), k)
+        if hand is not None:
+            small = cv2.resize(hand, (w // scale, h // scale), interpolation=cv2.INTER_NEAREST)
+            labels[small > 127] = -1
+        shown = np.bincount(labels[labels >= 0].ravel(), minlength=len(quads))
+        out = []
+        for k, (placed, q) in enumerate(zip(step.cards, quads, strict=True)):
+            if placed.card is None:
+                continue
+            area = abs(float(cv2.contourArea(q.astype(np.float32)))) / scale ** 2
+            visible = min(1.0, float(shown[k]) / area) if area > 0 else 0.0
+            out.append(TruthCard(placed.card, placed.zone, placed.face_up, _corners(q),
+                                 round(visible, 3)))
+        return tuple(out)
+
+
+def _pt(p: np.ndarray) -> tuple[int, int]:
+    return (round(float(p[0])), round(float(p[1])))
+
+
+def _corners(q: np.ndarray) -> Corners:
+    p = [(round(float(x), 2), round(float(y), 2)) for x, y in q]
+    return (p[0], p[1], p[2], p[3])
+
+
+def _camera(rng: np.random.Generator, size: tuple[int, int], tilt: float) -> np.ndarray:
+    """A homography for a camera a little off top-down: far edge narrower, slight turn."""
+    w, h = size
+    far = tilt * rng.uniform(0.6, 1.0) * w
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = np.float32([[far, 0.02 * h], [w - far, 0.02 * h], [w, h], [0, h]])
+    m = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    turn = rng.uniform(-1.5, 1.5)
+    zoom = rng.uniform(0.97, 1.02)
+    r = cv2.getRotationMatrix2D((w / 2, h / 2), turn, zoom)
+    return np.vstack([r, [0, 0, 1]]) @ m
+
+
+def _wood(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """Planks of wood: long streaky grain, growth rings, dark seams, per-plank tone."""
+    w, h = size
+    hw, hh = w // 2, h // 2
+    base = np.array([rng.uniform(40, 80), rng.uniform(75, 115), rng.uniform(120, 170)],
+                    np.float32)
+    plank = max(8, round(hh * rng.uniform(0.18, 0.3)))
+    streak = cv2.resize(rng.normal(0, 1, (hh // 2, max(2, hw // 48))).astype(np.float32),
+                        (hw, hh), interpolation=cv2.INTER_CUBIC)
+    fine = cv2.resize(rng.normal(0, 1, (hh, max(2, hw // 12))).astype(np.float32), (hw, hh),
+                      interpolation=cv2.INTER_LINEAR)
+    yy = np.arange(hh, dtype=np.float32)[:, None]
+    rings = np.sin((yy + 6 * streak) / rng.uniform(3, 6))
+    tone = 1 + 0.08 * rings + 0.06 * streak + 0.05 * fine
+    rows = (np.arange(hh) // plank).astype(int)
+    shift = rng.uniform(0.9, 1.1, rows.max() + 1).astype(np.float32)
+    tone *= shift[rows][:, None]
+    seams = (np.arange(hh) % plank) < 1.5
+    tone[seams] *= 0.55
+    img = base[None, None, :] * tone[..., None]
+    img = cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _cloth(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """Card-table baize: a green (or blue, or red) felt with fine fibres and soft mottling."""
+    w, h = size
+    colours = [(50, 105, 30), (45, 110, 55), (110, 70, 30), (40, 40, 110)]
+    base = np.array(colours[int(rng.integers(len(colours)))], np.float32)
+    base *= rng.uniform(0.85, 1.15)
+    mottle = cv2.resize(rng.normal(0, 1, (h // 40, w // 40)).astype(np.float32), (w, h),
+                        interpolation=cv2.INTER_CUBIC)
+    fibre = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 0.7)
+    tone = 1 + 0.05 * mottle + 0.12 * fibre
+    return np.clip(base[None, None, :] * tone[..., None], 0, 255).astype(np.uint8)
+
+
+def _lamp(rng: np.random.Generator, size: tuple[int, int]) -> tuple[np.ndarray, Point]:
+    """Light over the table: a lamp's hotspot and the lens's vignette, as a gain image."""
+    w, h = size
+    lamp = (rng.uniform(0.2, 0.8) * w, rng.uniform(0.1, 0.6) * h)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    d2 = ((xx - lamp[0]) ** 2 + (yy - lamp[1]) ** 2) / (rng.uniform(0.5, 0.9) * w) ** 2
+    hot = np.exp(-d2 * 2.0)
+    r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    vignette = 1 - rng.uniform(0.15, 0.35) * r2
+    level = rng.uniform(0.8, 0.95)
+    return (level * (0.78 + 0.32 * hot) * vignette).astype(np.float32), lamp
+
+
+def _glare(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    """A soft reflection of the lamp on a glossy surface: added light, not a gain."""
+    w, h = size
+    out = np.zeros((h // 4, w // 4), np.float32)
+    centre = (round(rng.uniform(0.15, 0.85) * w / 4), round(rng.uniform(0.15, 0.85) * h / 4))
+    axes = (round(rng.uniform(0.03, 0.07) * w / 4), round(rng.uniform(0.02, 0.05) * h / 4))
+    cv2.ellipse(out, centre, axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
+    out = cv2.GaussianBlur(out, (0, 0), max(axes) * 0.6)
+    return cv2.resize(out, (w, h)) * rng.uniform(40, 90)
+
+
+# -- files -----------------------------------------------------------------------------------
+
+
+def write_sequence(folder: str | Path, script: Script, *, rng: np.random.Generator,
+                   settings: SceneSettings | None = None, image_format: str = "jpg",
+                   frames: Sequence[int] | None = None) -> Path:
+    """Writes ``frame_00000.jpg``... and ``truth.json`` for ``vision.sources.ReplaySource``.
+
+    ``frames`` picks which frame numbers to write (all by default); files are
+    numbered consecutively either way, and ``truth.json`` names each file's source frame.
+    """
+    if image_format not in ("jpg", "png"):
+        raise SceneError(f"image_format must be jpg or png, not {image_format!r}")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    renderer = SceneRenderer(script, rng=rng, settings=settings)
+    chosen = list(range(renderer.frame_count)) if frames is None else list(frames)
+    params = [cv2.IMWRITE_JPEG_QUALITY, 92] if image_format == "jpg" else []
+    records = []
+    for n, index in enumerate(chosen):
+        frame = renderer.render(index)
+        name = f"frame_{n:05d}.{image_format}"
+        if not cv2.imwrite(str(folder / name), frame.image, params):
+            raise OSError(f"could not write {folder / name}")
+        records.append({"file": name, "frame": index, "step": frame.step, "label": frame.label,
+                        "cards": [_truth_json(t) for t in frame.truth]})
+    document = {
+        "size": list(renderer.size), "players": list(script.players),
+        "frames_per_step": renderer.settings.frames_per_step,
+        "zones": renderer.zones.to_config(), "frames": records,
+    }
+    (folder / "truth.json").write_text(json.dumps(document, indent=1))
+    return folder / "truth.json"
+
+
+def _truth_json(t: TruthCard) -> dict[str, Any]:
+    return {"card": str(t.card), "zone": t.zone, "face_up": t.face_up,
+            "corners": [list(p) for p in t.corners], "visible": t.visible}
+
+
+def read_truth(folder: str | Path) -> dict[str, Any]:
+    """Reads ``truth.json`` back, with cards as ``Card`` and zones as ``TableZones``."""
+    document = json.loads((Path(folder) / "truth.json").read_text())
+    document["zones"] = TableZones.from_config(document["zones"])
+    for record in document["frames"]:
+        record["cards"] = [TruthCard(Card.parse(c["card"]), c["zone"], c["face_up"],
+                                     _corners(np.array(c["corners"])), c["visible"])
+                           for c in record["cards"]]
+    return document
