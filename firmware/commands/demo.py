@@ -277,13 +277,12 @@ def run(args: argparse.Namespace) -> int:
                   "winner": game.winner, "result": game.result,
                   "sides": [s.to_json() for s in game.sides], "events": len(store.lines),
                   "rejected": rejected,
-                  "pictures": pictures, "vision": "scripted tracker (no vision/scene.py)"}
+                  "pictures": pictures, "vision": "scripted tracker events (scene frames not wired in yet)"}
         store.close()
     if args.json:
         print_json(result)
     else:
-        scores = ", ".join(f"{s.name} {s.score}" for s in game.sides)
-        ending = f"{game.winner} wins ({game.result})" if finished else "game unfinished"
-        print(f"{ending}: {scores}")
+        if not finished:  # a finished game was announced by the table flow already
+            print("game unfinished: " + ", ".join(f"{s.name} {s.score}" for s in game.sides))
         print(f"board pictures: {', '.join(pictures)}")
     return 0 if finished or args.max_seconds is not None else 1
