@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +27,7 @@ __all__ = [
     "BACKENDS",
     "open_strip",
     "check_frame",
+    "SizedStrip",
 ]
 
 
@@ -62,6 +63,25 @@ class StripUnavailableError(OSError):
         super().__init__(f"LED backend {backend!r} is unavailable: {reason}")
         self.backend = backend
         self.reason = reason
+
+
+class SizedStrip:
+    """What the hardware backends share: one LED per layout position, opened by name.
+
+    ``open_strip`` calls ``open(layout, **options)``; a backend's constructor
+    takes the LED count first, so tests can build one without a layout.
+    """
+
+    _n: int
+
+    @classmethod
+    def open(cls, layout: Layout, **options: Any) -> Self:
+        """Opens a strip as long as ``layout`` needs."""
+        return cls(layout.n_leds, **options)  # type: ignore[call-arg]
+
+    @property
+    def n(self) -> int:
+        return self._n
 
 
 #: Backend name -> "module:Class"; each class has ``open(layout, **options)``.

@@ -11,13 +11,11 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from hardware.layout import Layout
-from hardware.strip import StripUnavailableError, check_frame
+from hardware.strip import SizedStrip, StripUnavailableError, check_frame
 
 __all__ = ["Pi5PioStrip", "encode_rgbw", "DEVICE"]
 
@@ -32,7 +30,7 @@ def encode_rgbw(frame: npt.NDArray[np.uint8]) -> bytes:
     return out.tobytes()
 
 
-class Pi5PioStrip:
+class Pi5PioStrip(SizedStrip):
     """A WS2812 strip on a Pi 5 driven by the ws2812-pio-rp1 kernel driver.
 
     Wiring: strip DIN through a 74AHCT125 level shifter from the GPIO named
@@ -58,14 +56,6 @@ class Pi5PioStrip:
                 "pi5_pio", f"cannot write {str(self._device)!r}: run as root or add a udev rule"
             ) from exc
 
-    @classmethod
-    def open(cls, layout: Layout, **options: Any) -> Pi5PioStrip:
-        """Opens the device for a strip as long as ``layout`` needs."""
-        return cls(layout.n_leds, **options)
-
-    @property
-    def n(self) -> int:
-        return self._n
 
     def show(self, frame: npt.NDArray[np.uint8]) -> None:
         if self._fd is None:

@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hardware.layout import Layout
-from hardware.strip import StripError, StripUnavailableError, check_frame
+from hardware.strip import SizedStrip, StripError, StripUnavailableError, check_frame
 
 __all__ = ["SpiStrip", "encode_ws2812", "SPEED_HZ", "BUFSIZ_PATH"]
 
@@ -62,7 +61,7 @@ def encode_ws2812(
     return encoded + bytes(reset_bytes) if reset_bytes else encoded
 
 
-class SpiStrip:
+class SpiStrip(SizedStrip):
     """A WS2812 strip on SPI0 MOSI: GPIO10, header pin 19.
 
     Wiring: strip DIN through a 74AHCT125 level shifter from GPIO10; grounds
@@ -116,14 +115,6 @@ class SpiStrip:
         spi.mode = 0
         self._spi: Any | None = spi
 
-    @classmethod
-    def open(cls, layout: Layout, **options: Any) -> SpiStrip:
-        """Opens SPI for a strip as long as ``layout`` needs."""
-        return cls(layout.n_leds, **options)
-
-    @property
-    def n(self) -> int:
-        return self._n
 
     def encode(self, frame: npt.NDArray[np.uint8]) -> bytes:
         """Returns the bytes ``show`` would send for ``frame``."""

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hardware.layout import Layout
-from hardware.strip import StripError, StripUnavailableError, check_frame
+from hardware.strip import SizedStrip, StripError, StripUnavailableError, check_frame
 
 __all__ = ["Ws281xStrip", "MODEL_PATH", "pi_model"]
 
@@ -37,7 +36,7 @@ def pi_model(path: Path = MODEL_PATH) -> str | None:
         return None
 
 
-class Ws281xStrip:
+class Ws281xStrip(SizedStrip):
     """A WS2812/WS2812B strip driven by rpi_ws281x on a Pi 1, 2, 3, 4 or Zero.
 
     Wiring: strip DIN through a 74AHCT125 (or 74HCT245) level shifter powered
@@ -89,14 +88,6 @@ class Ws281xStrip:
                 "ws281x", f"{exc} (PWM on GPIO{pin} needs root; GPIO10 needs dtparam=spi=on)"
             ) from exc
 
-    @classmethod
-    def open(cls, layout: Layout, **options: Any) -> Ws281xStrip:
-        """Opens a strip as long as ``layout`` needs."""
-        return cls(layout.n_leds, **options)
-
-    @property
-    def n(self) -> int:
-        return self._n
 
     def show(self, frame: npt.NDArray[np.uint8]) -> None:
         pixels = check_frame(frame, self._n).astype(np.uint32)
