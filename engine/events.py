@@ -19,7 +19,7 @@ from engine.rules import Rules
 
 __all__ = [
     "Event", "NewGame", "Deal", "Starter", "Play", "Go", "Show", "Crib", "Claim", "Muggins",
-    "Adjust", "parse_event", "parse_line",
+    "Adjust", "parse_event", "parse_line", "dumps_event",
 ]
 
 
@@ -222,3 +222,8 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
     "muggins": lambda d: Muggins(_name(d)),
     "adjust": _adjust,
 }
+
+
+def dumps_event(event: Event) -> str:
+    """One JSONL line for ``event``, as the device stores it and ``replay`` reads it."""
+    return json.dumps(event.to_json(), ensure_ascii=False)

@@ -11,7 +11,6 @@ it was, so the device can reject a card at the table and carry on.
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -293,7 +292,8 @@ class Game:
         turn = self.turn
         if s.phase == "deal":
             if turn is None:
-                return f"{claim}the first deal (cut for it: the lowest card deals)"
+                return (f"{claim}the cut for the first deal (each player lays a card: "
+                        "the lowest deals)")
             return f"{claim}the deal ({turn} deals)"
         if s.phase == "starter":
             return f"{claim}the starter card"
@@ -674,7 +674,3 @@ def _rule_of(exc: EngineError) -> str:
         return "malformed_event"
     return "bad_card" if type(exc).__name__ == "CardError" else "illegal_event"
 
-
-def dumps_event(event: Event) -> str:
-    """One JSONL line for ``event``, as the device stores it."""
-    return json.dumps(event.to_json(), ensure_ascii=False)

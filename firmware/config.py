@@ -107,6 +107,9 @@ class DeviceConfig:
     store: StoreConfig
     voice: VoiceConfig
     source: Path | None = None
+    # The tables the file itself holds (e.g. "camera", "board.strip"): what the user asked
+    # for, as opposed to a default, so the device can refuse to fall back silently.
+    configured: frozenset[str] = frozenset()
 
     @property
     def buttons(self) -> ButtonConfig:
@@ -182,6 +185,8 @@ def parse_device_config(document: Mapping[str, Any], *, name: str = "config.toml
         zones=_zones(name, table("zones"), len(players), camera.size),
         store=_store(name, table("store"), base, environ),
         voice=_voice(name, table("voice")),
+        configured=frozenset(document) | frozenset(
+            f"board.{key}" for key in table("board") if isinstance(table("board")[key], Mapping)),
     )
 
 

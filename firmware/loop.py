@@ -35,7 +35,6 @@ from firmware.table import (
     TableInput,
     Tick,
     UnknownCard,
-    waiting_for,
 )
 from firmware.voice import Voice
 from hardware.animation import FPS, celebration, error_flash, peg_walk, skunk
@@ -280,7 +279,7 @@ class DeviceLoop:
     def status(self) -> str:
         game = self.store.game
         scores = ", ".join(f"{s.name} {s.score}" for s in game.sides)
-        return f"{scores}; waiting for {waiting_for(game)}" if scores else game.next
+        return f"{scores}; waiting for {game.next}" if scores else game.next
 
     def _redraw(self, now: float, *, animate: bool = True) -> None:
         game = self.store.game

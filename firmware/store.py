@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.events import Event, NewGame, parse_event, parse_line
-from engine.game import Game, dumps_event
+from engine.events import Event, NewGame, dumps_event, parse_event, parse_line
+from engine.game import Game
 from engine.records import LogError, Pegged
 
 __all__ = [

@@ -34,14 +34,13 @@ from vision.tracker import (
     CardRemoved,
     ZoneComplete,
 )
+from vision.zones import CRIB, STARTER
 
 __all__ = [
     "TableFlow", "Outcome", "Feedback", "FeedbackKind", "ButtonAction", "Tick", "UnknownCard",
-    "ManualCard", "TableInput", "waiting_for", "STARTER", "CRIB", "BUTTON_ACTIONS",
+    "ManualCard", "TableInput", "STARTER", "CRIB", "BUTTON_ACTIONS",
 ]
 
-STARTER = "starter"
-CRIB = "crib"
 
 #: What ``ButtonAction.name`` may be: ``hardware.buttons.Action`` names.
 BUTTON_ACTIONS = frozenset({"go", "muggins", "undo", "confirm", "claim", "new_game", "dial",
@@ -125,13 +124,6 @@ TableInput = (CardAppeared | CardRemoved | ZoneComplete | CardInTwoPlaces | Came
 _NOTHING = Outcome()
 
 
-def waiting_for(game: Game) -> str:
-    """``game.next``, except that the cut for a match's first deal is named as such."""
-    if game.phase == "deal" and game.turn is None:
-        return "the cut for the deal (each player lays one card in their area)"
-    return game.next
-
-
 def _say(text: str) -> Outcome:
     return Outcome(feedback=(Feedback("say", text),))
 
@@ -191,7 +183,7 @@ class TableFlow:
                            feedback=(Feedback("notice", "the config names other players ("
                                               + ", ".join(self.players)
                                               + "): starting a new match"),))
-        return _notice(f"resumed: {self._scores(game)}; waiting for {waiting_for(game)}")
+        return _notice(f"resumed: {self._scores(game)}; waiting for {game.next}")
 
     # -- inputs ------------------------------------------------------------------------------
 
@@ -275,7 +267,7 @@ class TableFlow:
         self._spreads.clear()
         if game.phase == "deal" and game.turn is None:
             self._cut = _Cut(self.players)
-        return _say(f"undone: {line}; now {waiting_for(game)}")
+        return _say(f"undone: {line}; now {game.next}")
 
     # -- cards -------------------------------------------------------------------------------
 
@@ -372,7 +364,7 @@ class TableFlow:
             return _notice(f"{action.subject.replace('_', ' ')} cancelled")
         if name == "go":
             if game.phase != "play":
-                return _flash(f"GO is for the play; now {waiting_for(game)}")
+                return _flash(f"GO is for the play; now {game.next}")
             return Outcome(events=({"type": "go", "player": game.turn},))
         if name == "claim":
             return self._claim(action.value, game)
@@ -395,12 +387,12 @@ class TableFlow:
             return _notice("cut for the deal: each player lays one card in their area")
         if phase == "crib":
             return _notice(f"spread the crib face up in the crib area ({game.dealer}'s crib)")
-        return _notice(f"waiting for {waiting_for(game)}")
+        return _notice(f"waiting for {game.next}")
 
     def _claim(self, points: int, game: Game) -> Outcome:
         if game.rules.muggins:
             if not game.awaiting_claim:
-                return _flash(f"nothing to claim now: waiting for {waiting_for(game)}")
+                return _flash(f"nothing to claim now: waiting for {game.next}")
             return Outcome(events=({"type": "claim", "player": game.awaiting_claim[0],
                                     "points": points},))
         if self.manual:

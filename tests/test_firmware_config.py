@@ -114,3 +114,14 @@ def test_config_values_are_frozen() -> None:
     config = load_device_config(None)
     with pytest.raises(AttributeError):
         config.players = ("X", "Y")  # type: ignore[misc]
+
+
+def test_config_records_which_tables_the_file_holds(tmp_path) -> None:
+    from firmware.config import load_device_config
+
+    path = tmp_path / "c.toml"
+    path.write_text('[camera]\nsource = "opencv"\n[board.strip]\nbackend = "simulator"\n')
+    config = load_device_config(path)
+    assert {"camera", "board", "board.strip"} <= config.configured
+    assert "buttons" not in config.configured
+    assert load_device_config(None).configured == frozenset()

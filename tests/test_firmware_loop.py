@@ -180,14 +180,19 @@ def test_crash_mid_count_then_resume_on_the_same_store(tmp_path: Path, factory: 
     second.close()
 
 
+def starter_step(steps: list[Any]) -> int:
+    """The index of the step that turns the starter up."""
+    return next(i for i, s in enumerate(steps) if s.seen and
+                isinstance(s.seen[0], CardAppeared) and s.seen[0].zone == "starter")
+
+
 def test_buttons_undo_a_card_through_the_store(tmp_path: Path, factory: Any) -> None:
     rng = random.Random(2)
     truth = simulate_game(rng, ("Ann", "Bob"))
     steps = table_script(truth, rng=rng)
     rig = Rig(tmp_path / "events.sqlite3", ("Ann", "Bob"), {}, factory)
     rig.loop.start()
-    starter = next(i for i, s in enumerate(steps) if s.seen and
-                   isinstance(s.seen[0], CardAppeared) and s.seen[0].zone == "starter")
+    starter = starter_step(steps)
     rig.play(steps[:starter + 2])  # the cut, the starter, Bob's lead
     assert '"play"' in rig.store.lines[-1]
     rig.press("undo")
@@ -204,8 +209,7 @@ def test_a_rejected_card_flashes_the_board_and_stores_nothing(tmp_path: Path,
     steps = table_script(truth, rng=rng)
     rig = Rig(tmp_path / "events.sqlite3", ("Ann", "Bob"), {}, factory)
     rig.loop.start()
-    starter = next(i for i, s in enumerate(steps) if s.seen and
-                   isinstance(s.seen[0], CardAppeared) and s.seen[0].zone == "starter")
+    starter = starter_step(steps)
     rig.play(steps[:starter + 1])
     lines = list(rig.store.lines)
     before = rig.loop.frames_pushed

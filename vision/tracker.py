@@ -121,7 +121,7 @@ class _Track:
     corners: tuple[Point, ...]
     first_seen: float
     last_seen: float
-    frames: int = 1
+    frames: int = 0
     readings: deque[Card | None] = field(default_factory=deque)
     reported: Card | None = None  # the card announced for this track, if any
     zone: str | None = None
@@ -196,7 +196,7 @@ class CardTracker:
                 self._observe(track, seen, at)
             pending = unmatched
         for seen in pending:
-            track = _Track(centroid(seen.corners), tuple(seen.corners), at, at, frames=0)
+            track = _Track(centroid(seen.corners), tuple(seen.corners), at, at)
             self._tracks.append(track)
             self._observe(track, seen, at)
 

@@ -277,7 +277,8 @@ def run(args: argparse.Namespace) -> int:
                   "winner": game.winner, "result": game.result,
                   "sides": [s.to_json() for s in game.sides], "events": len(store.lines),
                   "rejected": rejected,
-                  "pictures": pictures, "vision": "scripted tracker events (scene frames not wired in yet)"}
+                  "pictures": pictures,
+                  "vision": "scripted tracker events (scene frames not wired in yet)"}
         store.close()
     if args.json:
         print_json(result)

@@ -57,7 +57,7 @@ class Parts:
                     pass
 
 
-def open_parts(config: Any, document: dict[str, Any], *, clock: Any) -> Parts:
+def open_parts(config: Any, *, clock: Any) -> Parts:
     """Opens the LEDs, the camera, the buttons and the voice the config names."""
     from firmware.voice import Voice
     from hardware.buttons import ButtonPanel, make_pin_factory
@@ -66,7 +66,7 @@ def open_parts(config: Any, document: dict[str, Any], *, clock: Any) -> Parts:
     parts = Parts()
     try:
         board = config.board
-        if "strip" in document.get("board", {}):
+        if "board.strip" in config.configured:
             parts.strip = board.open_strip()
             how = "configured" if board.backend == "simulator" else f"{parts.strip.n} LEDs"
             parts.lines.append(f"LEDs: {board.backend} ({how}, layout {board.layout.kind})")
@@ -74,7 +74,7 @@ def open_parts(config: Any, document: dict[str, Any], *, clock: Any) -> Parts:
             parts.strip = SimulatorStrip(board.layout)
             parts.lines.append("LEDs: simulator (no [board.strip] backend configured)")
 
-        if "camera" in document:
+        if "camera" in config.configured:
             from vision.detection import recognise
             from vision.sources import open_source
             from vision.tracker import CardTracker
@@ -94,7 +94,7 @@ def open_parts(config: Any, document: dict[str, Any], *, clock: Any) -> Parts:
             parts.lines.append("camera: none (no [camera] table): buttons and manual entry only")
 
         buttons = config.buttons
-        if "buttons" in document:
+        if "buttons" in config.configured:
             parts.panel = ButtonPanel.from_config(buttons, clock=clock)
             pins = ", ".join(f"{k} GPIO{v}" for k, v in buttons.pins.items())
             parts.lines.append(f"buttons: {buttons.pin_factory} ({pins})")
@@ -135,15 +135,13 @@ def run(args: argparse.Namespace) -> int:
     from firmware.store import EventStore
     from firmware.table import Feedback, TableFlow
     from hardware.buttons import Controls
-    from hardware.config import read_toml
 
     config = load_device_config(args.config)
-    document = read_toml(args.config) if args.config is not None else {}
     if args.max_seconds is not None and args.max_seconds < 0:
         raise ValueError(f"--max-seconds must not be negative, not {args.max_seconds!r}")
     clock = time.monotonic
     store_path = args.store or config.store.path
-    parts = open_parts(config, document, clock=clock)
+    parts = open_parts(config, clock=clock)
     for line in parts.lines:
         print(line, flush=True)
     notifier = Notifier()
