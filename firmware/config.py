@@ -1,9 +1,10 @@
-"""The device's one TOML file: players, rules, board, buttons, camera, zones, store, voice.
+"""The device's one TOML file: players, rules, board, buttons, camera, zones, store, voice, web.
 
 Every table is optional and the defaults run on a laptop with no file at all
 (simulated LED strip, OpenCV webcam, store under the XDG data directory, no
-voice). The ``[board]`` and ``[buttons]`` tables belong to ``hardware.config``
-and ``hardware.buttons``; the ``[rules]`` table is CONTRACT.md's rules block,
+voice, the phone page on port 8080 with a PIN made up at each start). The
+``[board]`` and ``[buttons]`` tables belong to ``hardware.config`` and
+``hardware.buttons``; the ``[rules]`` table is CONTRACT.md's rules block,
 checked by the engine. This module only adds the tables they do not know and
 puts the file's name and the table in front of every error, so a typo reads
 ``config.toml: [rules] unknown rules key 'tagret' ...``.
@@ -25,7 +26,7 @@ from hardware.buttons import ButtonConfig, ButtonConfigError
 from hardware.config import BoardConfig, ConfigError, read_toml
 
 __all__ = [
-    "DeviceConfig", "CameraConfig", "ZonesConfig", "StoreConfig", "VoiceConfig",
+    "DeviceConfig", "CameraConfig", "ZonesConfig", "StoreConfig", "VoiceConfig", "WebConfig",
     "DeviceConfigError", "load_device_config", "default_store_path", "CAMERA_SOURCES",
 ]
 
@@ -36,7 +37,7 @@ _CAMERA_KEYS = {
     "opencv": {"size", "device"},
     "replay": {"size", "path", "fps", "loop"},
 }
-_TABLES = ("game", "rules", "board", "buttons", "camera", "zones", "store", "voice")
+_TABLES = ("game", "rules", "board", "buttons", "camera", "zones", "store", "voice", "web")
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]
 
@@ -95,6 +96,25 @@ class VoiceConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """``[web]``: the phone page (``firmware.web``).
+
+    ``host`` is the address to listen on: ``0.0.0.0`` (every interface; only
+    clients from local networks are served), one of the Pi's own addresses,
+    or ``localhost``. A public address is refused unless ``allow_public``.
+    ``port`` 0 takes any free port (it is printed). ``pin`` (4 to 8 digits)
+    guards every change; None makes one up at each start and prints it.
+    Viewing needs no PIN.
+    """
+
+    enabled: bool = True
+    host: str = "0.0.0.0"
+    port: int = 8080
+    pin: str | None = None
+    allow_public: bool = False
+
+
+@dataclass(frozen=True)
 class DeviceConfig:
     """The whole config file, checked."""
 
@@ -106,6 +126,7 @@ class DeviceConfig:
     zones: ZonesConfig
     store: StoreConfig
     voice: VoiceConfig
+    web: WebConfig = WebConfig()
     source: Path | None = None
     # The tables the file itself holds (e.g. "camera", "board.strip"): what the user asked
     # for, as opposed to a default, so the device can refuse to fall back silently.
@@ -185,6 +206,7 @@ def parse_device_config(document: Mapping[str, Any], *, name: str = "config.toml
         zones=_zones(name, table("zones"), len(players), camera.size),
         store=_store(name, table("store"), base, environ),
         voice=_voice(name, table("voice")),
+        web=_web(name, table("web")),
         configured=frozenset(document) | frozenset(
             f"board.{key}" for key in table("board") if isinstance(table("board")[key], Mapping)),
     )
@@ -324,6 +346,39 @@ def _voice(name: str, data: Mapping[str, Any]) -> VoiceConfig:
                                     f"(espeak-ng's range), not {wpm!r}")
         values["words_per_minute"] = wpm
     return VoiceConfig(**values)
+
+
+def _web(name: str, data: Mapping[str, Any]) -> WebConfig:
+    from firmware.web.address import HostError, check_host
+
+    _check_keys(name, "web", data, {"enabled", "host", "port", "pin", "allow_public"})
+    values: dict[str, Any] = {}
+    for key in ("enabled", "allow_public"):
+        if key in data:
+            values[key] = _flag(name, "web", key, data[key])
+    if "port" in data:
+        port = data["port"]
+        if type(port) is not int or not 0 <= port <= 65535:
+            raise DeviceConfigError(f"{name}: [web] port must be a port number from 1 to "
+                                    f"65535 (0: any free port), not {port!r}")
+        values["port"] = port
+    if "pin" in data:
+        pin = data["pin"]
+        if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() \
+                or not 4 <= len(pin) <= 8:
+            raise DeviceConfigError(f"{name}: [web] pin must be a string of 4 to 8 digits "
+                                    f"like \"4821\", not {pin!r}")
+        values["pin"] = pin
+    if "host" in data:
+        host = data["host"]
+        if not isinstance(host, str):
+            raise DeviceConfigError(f"{name}: [web] host must be an address like \"0.0.0.0\", "
+                                    f"not {host!r}")
+        try:
+            values["host"] = check_host(host, allow_public=values.get("allow_public", False))
+        except HostError as exc:
+            raise DeviceConfigError(f"{name}: [web] {exc}") from None
+    return WebConfig(**values)
 
 
 def _flag(name: str, where: str, key: str, value: Any) -> bool:

@@ -11,6 +11,11 @@ gpiozero's mock pins, on a fake clock.
 
 A camera that disappears is not fatal: the tracker reports it lost, the flow
 switches to manual entry, and the loop goes on with the buttons.
+
+The phone page (``firmware.web``) is served from another thread and reaches
+the loop only through a ``Hub``: its requests wait there until ``step`` feeds
+them to the flow like button presses, and after each change the loop
+publishes a read-only snapshot for the page. Without a hub none of that runs.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from firmware.store import EventStore, StoreError
 from firmware.table import (
     ButtonAction,
     Feedback,
+    NewMatch,
     Outcome,
     TableFlow,
     TableInput,
@@ -37,8 +43,11 @@ from firmware.table import (
     UnknownCard,
 )
 from firmware.voice import Voice
+from firmware.web.hub import Hub, Reply
+from firmware.web.snapshot import BoardLimits, TableView, revision, table_snapshot
 from hardware.animation import FPS, celebration, error_flash, peg_walk, skunk
 from hardware.buttons import ButtonEvent, Controls
+from hardware.palette import Palette
 from hardware.render import Frame, Renderer
 from hardware.state import BoardState, board_state_from_game
 from hardware.strip import LedStrip
@@ -108,6 +117,7 @@ class DeviceLoop:
     ``on_feedback`` receives every piece of feedback after it is acted on (the
     ``run`` command prints them). ``pace`` waits between turns when there is
     no camera to wait on (tests pass a function that moves their fake clock).
+    ``hub`` connects the phone page (see the module docstring).
     """
 
     def __init__(self, *, store: EventStore, flow: TableFlow, strip: LedStrip,
@@ -119,7 +129,7 @@ class DeviceLoop:
                  rng: random.Random | None = None,
                  on_feedback: Callable[[Feedback], None] | None = None,
                  pace: Callable[[float], None] = time.sleep, frame_timeout: float = 0.02,
-                 unknown: UnknownWatch | None = None) -> None:
+                 unknown: UnknownWatch | None = None, hub: Hub | None = None) -> None:
         if source is not None and (recognise is None or tracker is None):
             raise ValueError("a camera source needs a recognise function and a tracker")
         self.store, self.flow, self.strip, self.renderer = store, flow, strip, renderer
@@ -141,6 +151,14 @@ class DeviceLoop:
         self._frames: deque[Frame] = deque()
         self._next_frame_at = 0.0
         self._effects: list[Feedback] = []
+        # The phone page: what it was last shown, and the feedback it may list.
+        self.hub = hub
+        self._recent: deque[tuple[str, str]] = deque(maxlen=10)
+        self._told = 0
+        self._heard: list[Feedback] | None = None  # feedback to a request being served
+        self._published: tuple[Any, ...] | None = None
+        self._history: tuple[Any, ...] = ()
+        self._history_key: tuple[Any, ...] | None = None
 
     # -- start -----------------------------------------------------------------------------
 
@@ -150,6 +168,7 @@ class DeviceLoop:
         self._shown = None
         self._apply(self.flow.start(self.store.game), now)
         self._redraw(now, animate=False)
+        self._publish()
         self.notifier.ready(self.status())
 
     # -- one turn ------------------------------------------------------------------------------
@@ -160,8 +179,10 @@ class DeviceLoop:
         for item in self._camera(now):
             self._apply(self.flow.handle(item, self.store.game), now)
         self.feed(self._buttons(now), now)
+        self._serve(now)
         self._apply(self.flow.handle(Tick(now), self.store.game), now)
         self._redraw(now)
+        self._publish()
         self.voice.pump()
         self.watchdog.ping(self.notifier)
         self.turns += 1
@@ -265,6 +286,10 @@ class DeviceLoop:
             self._tell(item)
 
     def _tell(self, item: Feedback) -> None:
+        self._recent.append((item.kind, item.text))
+        self._told += 1
+        if self._heard is not None:
+            self._heard.append(item)
         if item.kind in ("say", "flash", "ask", "celebrate"):
             self.voice.say(item.text)
         if item.kind in ("notice", "ask", "flash"):
@@ -273,6 +298,76 @@ class DeviceLoop:
             self._effects.append(item)
         if self.on_feedback is not None:
             self.on_feedback(item)
+
+    # -- the phone page ----------------------------------------------------------------------
+
+    def _serve(self, now: float) -> None:
+        """Feeds the page's queued requests to the flow, as the buttons' actions are fed.
+
+        A request made against another revision of the store than the
+        current one is answered ``stale`` and changes nothing: the players
+        were looking at a table that has moved on (or the request is a
+        replay). The loop stamps the time, since the flow's windows run on
+        the loop's clock.
+        """
+        if self.hub is None:
+            return
+        for request in self.hub.take():
+            if not request.begin():
+                continue  # the page gave up waiting: never apply it behind its back
+            try:
+                before = revision(self.store)
+                if request.rev != before:
+                    request.answer(Reply("stale", before))
+                    continue
+                self._heard = []
+                self.feed([replace(item, at=now) for item in request.items], now)
+                heard, self._heard = self._heard, None
+                after = revision(self.store)
+                if after != before:
+                    self._recolour(request.items)
+                request.answer(Reply("done", after, after != before,
+                                     tuple((f.kind, f.text) for f in heard)))
+            except BaseException as exc:
+                self._heard = None
+                request.fail(exc)
+                raise
+
+    def _recolour(self, items: Sequence[TableInput]) -> None:
+        """New peg colours chosen with a new match (``NewMatch.colours``)."""
+        for item in items:
+            if isinstance(item, NewMatch):
+                sides = item.colours or self.renderer.palette.sides
+                needed = len(self.store.game.sides)
+                sides = tuple(sides) + Palette().sides[len(sides):needed]
+                if sides != self.renderer.palette.sides:
+                    self.renderer = replace(self.renderer,
+                                            palette=replace(self.renderer.palette, sides=sides))
+                    self._shown = None  # redraw at once in the new colours
+
+    def _publish(self) -> None:
+        """Hands the page a fresh snapshot, only when something it shows has changed."""
+        if self.hub is None:
+            return
+        store, game = self.store, self.store.game
+        rev = revision(store)
+        palette = self.renderer.palette
+        key = (rev, self._told, self.flow.manual, self.source is not None, palette.sides)
+        if key == self._published:
+            return
+        # The match history is a query over every stored game: only when a game ends or
+        # a match starts (or such an event is undone).
+        history_key = (store.match, len(game.match))
+        if history_key != self._history_key:
+            self._history, self._history_key = store.matches(), history_key
+        layout = self.renderer.layout
+        self.hub.publish(table_snapshot(TableView(
+            game=game, lines=store.lines, rev=rev, players=self.flow.players,
+            rules=self.flow.rules, colours=palette.sides, feedback=tuple(self._recent),
+            matches=self._history, camera=self.source is not None, manual=self.flow.manual,
+            limits=BoardLimits(layout.tracks, layout.shared, layout.game_hole),
+            status=self._recent[-1][1] if self._recent else "")))
+        self._published = key
 
     # -- the board -------------------------------------------------------------------------------
 

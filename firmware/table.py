@@ -13,8 +13,11 @@ order; the loop then reports back with ``stored`` (which says the count and
 may open the muggins window) or ``rejected`` (which turns the engine's rule
 into a flash and a sentence). Nothing is stored for a rejected card.
 
-Zones are named as ``vision.zones`` names them: one per player (the player's
-name), ``"starter"`` and ``"crib"``.
+Zones are named as ``vision.zones`` names them: one per seat (named after the
+config's players), ``"starter"`` and ``"crib"``. The phone page may seat other
+players (``NewMatch``); the camera's seat zones then stand for whoever sits
+there now, while the page's own inputs (``ManualCard``, ``ManualSpread``)
+name players directly.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any, Literal
 from engine.cards import Card
 from engine.game import Game
 from engine.records import LogError, Pegged
+from engine.rules import Rules
 from vision.tracker import (
     CameraBack,
     CameraLost,
@@ -38,7 +42,7 @@ from vision.zones import CRIB, STARTER
 
 __all__ = [
     "TableFlow", "Outcome", "Feedback", "FeedbackKind", "ButtonAction", "Tick", "UnknownCard",
-    "ManualCard", "TableInput", "STARTER", "CRIB", "BUTTON_ACTIONS",
+    "ManualCard", "ManualSpread", "NewMatch", "TableInput", "STARTER", "CRIB", "BUTTON_ACTIONS",
 ]
 
 
@@ -118,8 +122,31 @@ class ManualCard:
     at: float
 
 
+@dataclass(frozen=True, slots=True)
+class ManualSpread:
+    """A hand or the crib entered by hand (the phone page): as if spread face up in ``zone``
+    (a player's name or ``"crib"``)."""
+
+    zone: str
+    cards: tuple[Card, ...]
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class NewMatch:
+    """New settings from the phone page: a new match with these players (in seating order)
+    and rules. ``colours`` (one RGB per side) are for the board's renderer; the flow
+    ignores them."""
+
+    players: tuple[str, ...]
+    rules: Mapping[str, Any]
+    at: float
+    colours: tuple[tuple[int, int, int], ...] = ()
+
+
 TableInput = (CardAppeared | CardRemoved | ZoneComplete | CardInTwoPlaces | CameraLost
-              | CameraBack | ButtonAction | Tick | UnknownCard | ManualCard)
+              | CameraBack | ButtonAction | Tick | UnknownCard | ManualCard | ManualSpread
+              | NewMatch)
 
 _NOTHING = Outcome()
 
@@ -147,16 +174,19 @@ class _Cut:
 class TableFlow:
     """The table's rules of procedure around the engine's rules of the game.
 
-    ``players`` and ``rules`` are the config's; they make the ``new_game``
-    events. ``muggins_window_s`` is how long after a claim the opponents may
-    press MUGGINS.
+    ``players`` and ``rules`` make the ``new_game`` events (the config's, until
+    the phone page's ``NewMatch`` changes them). ``seats`` names the camera's
+    seat zones in seating order (default: ``players``): a card seen in the
+    i-th seat's zone is laid by whoever sits in seat i now. ``muggins_window_s``
+    is how long after a claim the opponents may press MUGGINS.
     """
 
     def __init__(self, players: Sequence[str], rules: Mapping[str, Any] | None = None, *,
-                 muggins_window_s: float = 8.0) -> None:
+                 muggins_window_s: float = 8.0, seats: Sequence[str] | None = None) -> None:
         if muggins_window_s <= 0:
             raise ValueError(f"muggins_window_s must be positive, not {muggins_window_s!r}")
         self.players = tuple(players)
+        self.seats = tuple(players if seats is None else seats)
         self.rules = dict(rules or {})
         self.muggins_window_s = muggins_window_s
         self.manual = False
@@ -190,25 +220,31 @@ class TableFlow:
     def handle(self, item: TableInput, game: Game) -> Outcome:
         """Returns what ``item`` means for ``game``; changes only the flow's own memory."""
         if isinstance(item, CardAppeared):
-            return self._card(item.card, item.zone, game)
+            return self._card(item.card, self._seated(item.zone), game)
         if isinstance(item, ManualCard):
             return self._card(item.card, item.zone, game)
         if isinstance(item, CardRemoved):
+            zone = self._seated(item.zone)
             self._lying.discard(item.card)
             if item.card == self._old_starter:
                 self._old_starter = None
-            if item.zone in self._spreads and item.card in self._spreads[item.zone]:
-                del self._spreads[item.zone]
+            if zone in self._spreads and item.card in self._spreads[zone]:
+                del self._spreads[zone]
             return _NOTHING
         if isinstance(item, ZoneComplete):
-            return self._spread(item, game)
+            return self._spread(self._seated(item.zone), item.cards, item.at, game)
+        if isinstance(item, ManualSpread):
+            return self._spread(item.zone, item.cards, item.at, game)
+        if isinstance(item, NewMatch):
+            return self._new_match(item)
         if isinstance(item, CardInTwoPlaces):
-            where = " and ".join(self._place(z) for z in item.zones)
+            where = " and ".join(self._place(self._seated(z)) for z in item.zones)
             return Outcome(feedback=(Feedback(
                 "ask", f"I see {item.card} in {where}: which is it? Take the wrong one away"),))
         if isinstance(item, UnknownCard):
             return Outcome(feedback=(Feedback(
-                "notice", f"straighten the card in {self._place(item.zone)}: I cannot read it"),))
+                "notice", f"straighten the card in {self._place(self._seated(item.zone))}: "
+                          "I cannot read it"),))
         if isinstance(item, CameraLost):
             self.manual = True
             return Outcome(feedback=(Feedback(
@@ -317,15 +353,42 @@ class TableFlow:
                        feedback=(Feedback("notice", f"{dealer} cuts low with "
                                                     f"{cut.cards[dealer]}"),))
 
+    def _seated(self, zone: str | None) -> str | None:
+        """The player (or area) a camera zone stands for now: seat zones follow the seating."""
+        if zone is None or zone not in self.seats:
+            return zone
+        seat = self.seats.index(zone)
+        return self.players[seat] if seat < len(self.players) else None
+
+    # -- settings from the phone page ----------------------------------------------------------
+
+    def _new_match(self, item: NewMatch) -> Outcome:
+        players = tuple(item.players)
+        try:
+            Rules.from_json(item.rules, players=len(players))
+        except ValueError as exc:
+            return _flash(f"new match refused: {exc}")
+        if len(set(players)) != len(players) or len(players) < 2 or len(players) > 4 or any(
+                p in (STARTER, CRIB) or not p.strip() for p in players):
+            return _flash(f"new match refused: bad players {list(players)!r}")
+        self.players, self.rules = players, dict(item.rules)
+        self._cut = None
+        note = ""
+        if len(players) > len(self.seats):
+            unseen = ", ".join(players[len(self.seats):])
+            note = f"; the camera has no area for {unseen}: enter their cards on the phone"
+        return Outcome(events=(self.new_game_event(),), fresh_match=True,
+                       feedback=(Feedback("notice", "new match: " + ", ".join(players) + note),))
+
     # -- the show ------------------------------------------------------------------------------
 
-    def _spread(self, item: ZoneComplete, game: Game) -> Outcome:
-        if game.phase not in ("play", "show", "crib") or any(c in self._lying for c in item.cards):
+    def _spread(self, zone: str | None, cards: Sequence[Card], at: float, game: Game) -> Outcome:
+        if game.phase not in ("play", "show", "crib") or any(c in self._lying for c in cards):
             return _NOTHING
-        if item.zone not in self.players and item.zone != CRIB:
+        if zone is None or (zone not in self.players and zone != CRIB):
             return _NOTHING
-        self._spreads[item.zone] = tuple(item.cards)
-        return self._due(game, item.at)
+        self._spreads[zone] = tuple(cards)
+        return self._due(game, at)
 
     def _due(self, game: Game, at: float) -> Outcome:
         """A spread hand (or crib) whose turn to count has come, unless a claim or the muggins

@@ -8,6 +8,10 @@ to the real ``DeviceLoop``: real ``TableFlow``, real event store, real
 renderer and the LED simulator. The demo prints the count as the board would
 speak it and writes pictures of the board at a few moments.
 
+With ``--web PORT`` the phone page serves the game as it is played (a step
+every ``--step-seconds``), and stays up after it until Ctrl-C, so the
+controls can be tried on a laptop.
+
 The camera and the recogniser are stood in for here: no scene generator
 (``vision/scene.py``) was available when this was written, so the tracker's
 facts are scripted rather than read from rendered frames.
@@ -181,6 +185,11 @@ def register(subparsers: Any) -> None:
                         help="stop early after this much wall time (the game may be unfinished)")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    parser.add_argument("--web", type=int, metavar="PORT",
+                        help="serve the phone page on this port while playing, and after the "
+                             "game until Ctrl-C")
+    parser.add_argument("--step-seconds", type=float,
+                        help="real seconds between table moments (default 0, or 0.5 with --web)")
     parser.set_defaults(handler=run)
 
 
@@ -191,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
     from firmware.loop import DeviceLoop
     from firmware.store import EventStore
     from firmware.table import ButtonAction, Feedback, TableFlow
+    from firmware.web.hub import Hub
     from hardware.layout import per_side_tracks
     from hardware.render import Renderer
     from hardware.state import board_state_from_game
@@ -219,6 +229,12 @@ def run(args: argparse.Namespace) -> int:
             if not args.quiet and not args.json:
                 print(item.text, flush=True)
 
+    if args.web is not None and not 0 <= args.web <= 65535:
+        raise UsageError(f"--web must be a port number, not {args.web!r}")
+    pause = args.step_seconds if args.step_seconds is not None else (
+        0.5 if args.web is not None else 0.0)
+    if pause < 0:
+        raise UsageError(f"--step-seconds must not be negative, not {pause!r}")
     sides = 2 if args.players == 4 else args.players
     layout = per_side_tracks(max(sides, 2))
     strip = SimulatorStrip(layout)
@@ -234,12 +250,14 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--store {str(store_path)!r} holds a game in progress; "
                              "give the demo a new file")
         flow = TableFlow(players, rules)
+        hub = Hub() if args.web is not None else None
         loop = DeviceLoop(store=store, flow=flow, strip=strip, renderer=renderer, clock=clock,
                           source=camera, recognise=lambda image: [], tracker=tracker,
-                          rng=random.Random(args.seed), on_feedback=tell)
+                          rng=random.Random(args.seed), on_feedback=tell, hub=hub)
         if store.game.phase == "over":
             loop.feed([ButtonAction("new_game", at=clock())])
         loop.start()
+        page = _serve(hub, args.web, quiet=args.json) if hub is not None else None
         pictures: list[str] = []
 
         def picture(name: str) -> None:
@@ -260,6 +278,8 @@ def run(args: argparse.Namespace) -> int:
             else:
                 tracker.push(step.seen)
             loop.step()
+            if pause:
+                time.sleep(pause)
             if store.lines and '"type": "crib"' in store.lines[-1] and loop.turns:
                 deals_now = sum('"type": "crib"' in line for line in store.lines)
                 if deals_now != deals:
@@ -271,6 +291,15 @@ def run(args: argparse.Namespace) -> int:
                         halfway = True
                         picture(f"02-halfway-deal-{deals}.png")
         picture("03-final.png")
+        if page is not None:
+            try:
+                while args.max_seconds is None or time.monotonic() - began < args.max_seconds:
+                    loop.step()  # keeps answering the page: undo, new games, cards by hand
+                    time.sleep(0.03)
+            except KeyboardInterrupt:
+                pass
+            finally:
+                page.stop()
         game = store.game
         finished = game.phase == "over"
         result = {"players": list(players), "seed": args.seed, "finished": finished,
@@ -287,3 +316,13 @@ def run(args: argparse.Namespace) -> int:
             print("game unfinished: " + ", ".join(f"{s.name} {s.score}" for s in game.sides))
         print(f"board pictures: {', '.join(pictures)}")
     return 0 if finished or args.max_seconds is not None else 1
+
+
+def _serve(hub: Any, port: int, *, quiet: bool) -> Any:
+    from firmware.web.server import new_pin, serve_page
+
+    pin = new_pin()
+    page = serve_page(hub, host="0.0.0.0", port=port, pin=pin)
+    if not quiet:
+        print(f"phone page: {' or '.join(page.urls())} (PIN {pin} for changes)", flush=True)
+    return page

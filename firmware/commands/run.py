@@ -9,6 +9,12 @@ fallback: a board that silently runs on a simulator looks dead at the table.
 Under systemd (``Type=notify``) it says READY=1 once the store is replayed
 and the board shows the game, pings the watchdog from the loop, and says
 STOPPING=1 on SIGTERM or SIGINT before closing the store.
+
+The phone page (``[web]``) runs in the same process: the loop keeps the main
+thread, uvicorn serves from a daemon thread, and the two meet only in a
+``firmware.web.hub.Hub``. Players, rules and colours chosen on the phone are
+kept beside the store (``firmware.web.settings``) and used at the next start
+while the config still says what it said when they were chosen.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import argparse
 import signal
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +141,9 @@ def run(args: argparse.Namespace) -> int:
     from firmware.notify import Notifier, Watchdog
     from firmware.store import EventStore
     from firmware.table import Feedback, TableFlow
+    from firmware.web.hub import Hub
+    from firmware.web.inputs import TableSettings
+    from firmware.web.settings import SettingsFile, settings_path
     from hardware.buttons import Controls
 
     config = load_device_config(args.config)
@@ -146,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
         print(line, flush=True)
     notifier = Notifier()
     store = None
+    page: Any = None
     stop = {"signal": None}
 
     def on_signal(number: int, frame: Any) -> None:
@@ -165,15 +176,37 @@ def run(args: argparse.Namespace) -> int:
         buttons = config.buttons
         controls = Controls(long_press=buttons.long_press,
                             max_value=buttons.encoder.max_value if buttons.encoder else 29)
-        loop = DeviceLoop(store=store, flow=TableFlow(config.players, config.rules_json,
-                                                      muggins_window_s=args.muggins_window),
-                          strip=parts.strip, renderer=config.board.renderer(), clock=clock,
+        renderer = config.board.renderer()
+        base = TableSettings(config.players, config.rules_json, renderer.palette.sides)
+        chosen = SettingsFile(settings_path(Path(store_path)), base)
+        layout = renderer.layout
+        settings = chosen.load(tracks=layout.tracks, shared=layout.shared,
+                               game_hole=layout.game_hole) if config.web.enabled else None
+        if chosen.problem:
+            print(f"phone settings: {chosen.problem}", flush=True)
+        if settings is not None:
+            print(f"phone settings: {', '.join(settings.players)} {dict(settings.rules)} "
+                  f"(chosen on the phone)", flush=True)
+            if settings.colours:
+                renderer = replace(renderer, palette=replace(
+                    renderer.palette, sides=settings.colours + renderer.palette.sides[
+                        len(settings.colours):]))
+        playing = settings or base
+        hub = Hub() if config.web.enabled else None
+        loop = DeviceLoop(store=store, flow=TableFlow(playing.players, playing.rules,
+                                                      muggins_window_s=args.muggins_window,
+                                                      seats=config.players),
+                          strip=parts.strip, renderer=renderer, clock=clock,
                           source=parts.source, recognise=parts.recognise, tracker=parts.tracker,
                           panel=parts.panel, controls=controls, voice=parts.voice,
                           notifier=notifier, watchdog=Watchdog.from_environ(clock=clock),
-                          on_feedback=tell)
+                          on_feedback=tell, hub=hub)
         loop.start()
         print(f"ready in {time.monotonic() - began:.2f} s: {loop.status()}", flush=True)
+        if hub is not None:
+            page = _serve(config, hub, chosen, explicit="web" in config.configured)
+            if page is not None:
+                notifier.status(page.said)
         if args.once:
             loop.step()
         else:
@@ -182,9 +215,39 @@ def run(args: argparse.Namespace) -> int:
         why = f"signal {stop['signal']}" if stop["signal"] is not None else "done"
         print(f"stopping ({why}): {loop.status()}", flush=True)
     finally:
+        if page is not None:
+            page.server.stop()
         for number, handler in previous.items():
             signal.signal(number, handler)
         parts.close()
         if store is not None:
             store.close()
     return 0
+
+
+class _Page:
+    """The running phone page and the line that says where it is."""
+
+    def __init__(self, server: Any, said: str) -> None:
+        self.server, self.said = server, said
+
+
+def _serve(config: Any, hub: Any, chosen: Any, *, explicit: bool) -> _Page | None:
+    """Starts the phone page. A page the config asks for that cannot start is an error; the
+    default page (no ``[web]`` table) on a busy port is only reported."""
+    from firmware.web.server import WebServerError, new_pin, serve_page
+
+    web = config.web
+    pin = web.pin or new_pin()
+    try:
+        server = serve_page(hub, host=web.host, port=web.port, pin=pin,
+                            allow_public=web.allow_public, on_settings=chosen.save)
+    except WebServerError as exc:
+        if explicit:
+            raise
+        print(f"phone page: off ({exc}; set [web] port, or enabled = false)", flush=True)
+        return None
+    where = " or ".join(server.urls())
+    said = f"phone page: {where} (PIN {pin} for changes)"
+    print(said, flush=True)
+    return _Page(server, said)

@@ -1,0 +1,346 @@
+"""The phone page's web server: a Starlette app over a ``Hub``, run by uvicorn in a thread.
+
+Why Starlette and uvicorn: both are small, pure Python (``uvicorn`` without
+its ``[standard]`` extras needs only ``h11`` and ``click``), current, and run
+well on a Pi; server-sent events need nothing but a streaming response, and
+a browser's ``EventSource`` reconnects by itself when the Wi-Fi drops.
+
+Routes:
+
+- ``GET /``, ``/static/...``: the page, shipped in the package (no CDN: the
+  table may have no internet);
+- ``GET /api/state``: the latest snapshot; ``GET /api/events``: the same as
+  a stream of ``state`` events, one per change (slow phones get the newest
+  only). Viewing needs no PIN;
+- ``POST /api/pin``: checks a PIN; ``POST /api/action``: one change (see
+  ``firmware.web.inputs``), with the PIN in the ``X-Pin`` header.
+
+A change is answered only once the loop has applied it (or refused it):
+200 with the new revision; 400 for a malformed request, 401 without a PIN,
+403 for a wrong one, 429 after too many wrong ones, 409 for a replayed or
+stale request, 422 when the table refused it (an illegal card), 503 when the
+board did not answer. Nothing but a 200 changes the stored game. A custom
+header for the PIN also means another web site open on the phone cannot post
+to the board (the browser would have to ask first, and is never told yes).
+
+Only addresses that are not public may connect (home networks, link-local,
+loopback, carrier-grade NAT) unless the config says ``allow_public``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import secrets
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from firmware.web.address import check_host, is_local_address, is_local_name, lan_address
+from firmware.web.hub import BusyError, Hub, HubClosedError, ReplayedError, Reply
+from firmware.web.inputs import InputError, TableSettings, parse_change
+
+__all__ = ["create_app", "serve_page", "WebServer", "WebServerError", "PinGuard", "new_pin",
+           "check_host", "STATIC", "MAX_BODY"]
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY = 16 * 1024
+
+
+class WebServerError(OSError):
+    """The phone page cannot be served: a bad host setting, or the port cannot be bound."""
+
+
+def new_pin() -> str:
+    """A fresh four-digit PIN for a device whose config sets none."""
+    return f"{secrets.randbelow(10_000):04d}"
+
+
+class PinGuard:
+    """Checks PINs, and stops guessing: ``tries`` wrong PINs from one address (or
+    ``4 * tries`` from everyone) within ``window_s`` lock changes out for the rest of
+    the window."""
+
+    def __init__(self, pin: str, *, tries: int = 5, window_s: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.pin, self.tries, self.window_s, self.clock = pin, tries, window_s, clock
+        self._failures: deque[tuple[float, str]] = deque()
+        self._lock = threading.Lock()
+
+    def check(self, given: str | None, client: str) -> tuple[int, str] | None:
+        """None when ``given`` is the PIN; else the HTTP status and why."""
+        now = self.clock()
+        with self._lock:
+            while self._failures and self._failures[0][0] <= now - self.window_s:
+                self._failures.popleft()
+            mine = sum(who == client for _, who in self._failures)
+            if mine >= self.tries or len(self._failures) >= 4 * self.tries:
+                return 429, "too many wrong PINs: wait a minute and try again"
+            if not given:
+                return 401, "changes need the board's PIN (X-Pin header)"
+            if hmac.compare_digest(given.encode(), self.pin.encode()):
+                return None
+            self._failures.append((now, client))
+            return 403, "wrong PIN"
+
+
+def _error(status: int, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status,
+                        headers={"Cache-Control": "no-store"})
+
+
+class _LocalOnly:
+    """ASGI middleware: refuses clients from public addresses, and requests that name the
+    board by a public name (see ``is_local_name``)."""
+
+    def __init__(self, app: ASGIApp, *, allow_public: bool) -> None:
+        self.app, self.allow_public = app, allow_public
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self.allow_public:
+            client = scope.get("client")
+            headers = dict(scope.get("headers") or [])
+            host = headers.get(b"host", b"").decode("latin-1")
+            refused = None
+            if not client or not is_local_address(str(client[0])):
+                refused = "the phone page serves the local network only"
+            elif not is_local_name(host):
+                refused = (f"open the board by its address (as printed when it started), "
+                           f"not as {host!r}")
+            if refused is not None:
+                await _error(403, refused)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _reply(future: Future[Reply], timeout: float) -> Reply | None:
+    """The loop's answer, or None when it did not come (and never will: the request was
+    withdrawn before the loop took it up, or the board is shutting down)."""
+    waiting = asyncio.wrap_future(future)
+    done, _ = await asyncio.wait({waiting}, timeout=timeout)
+    if not done:
+        if future.cancel():
+            return None
+        await asyncio.wait({waiting})  # the loop is applying it this very moment
+    if waiting.cancelled():
+        return None
+    return waiting.result()
+
+
+def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
+               on_settings: Callable[[TableSettings], None] | None = None,
+               clock: Callable[[], float] = time.monotonic, reply_timeout_s: float = 5.0,
+               keepalive_s: float = 15.0) -> ASGIApp:
+    """The page's app over ``hub``. ``on_settings`` keeps a new match's settings once the
+    loop has started it (``firmware.web.settings``)."""
+    guard = PinGuard(pin, clock=clock)
+
+    def client_of(request: Request) -> str:
+        return request.client.host if request.client else "?"
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def state(request: Request) -> Response:
+        snapshot = hub.latest
+        if snapshot is None:
+            return _error(503, "the board is starting")
+        return Response(snapshot.text, media_type="application/json",
+                        headers={"Cache-Control": "no-store"})
+
+    async def events(request: Request) -> Response:
+        aio = asyncio.get_running_loop()
+        wake = asyncio.Event()
+
+        def poke() -> None:  # on the loop's thread: only hand over to ours
+            if not aio.is_closed():
+                aio.call_soon_threadsafe(wake.set)
+
+        async def stream() -> AsyncIterator[str]:
+            unsubscribe = hub.subscribe(poke)
+            sent = 0
+            try:
+                yield "retry: 1000\n\n"
+                while not hub.closed:
+                    wake.clear()
+                    snapshot = hub.latest
+                    if snapshot is not None and snapshot.version > sent:
+                        sent = snapshot.version
+                        yield f"id: {sent}\nevent: state\ndata: {snapshot.text}\n\n"
+                        continue
+                    try:
+                        await asyncio.wait_for(wake.wait(), keepalive_s)
+                    except TimeoutError:
+                        yield ": keepalive\n\n"
+            finally:
+                unsubscribe()
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store",
+                                          "X-Accel-Buffering": "no"})
+
+    async def check_pin(request: Request) -> Response:
+        refused = guard.check(request.headers.get("x-pin"), client_of(request))
+        if refused is not None:
+            return _error(*refused)
+        return JSONResponse({"ok": True}, headers={"Cache-Control": "no-store"})
+
+    async def action(request: Request) -> Response:
+        refused = guard.check(request.headers.get("x-pin"), client_of(request))
+        if refused is not None:
+            return _error(*refused)
+        body = await _body(request)
+        if isinstance(body, Response):
+            return body
+        snapshot = hub.latest
+        if snapshot is None:
+            return _error(503, "the board is starting: try again in a moment")
+        try:
+            change = parse_change(body, table=snapshot.data())
+        except InputError as exc:
+            return _error(400, str(exc))
+        try:
+            future = hub.submit(change.items, rev=change.rev, nonce=change.nonce)
+        except ReplayedError as exc:
+            return _error(409, str(exc), rev=snapshot.rev)
+        except (BusyError, HubClosedError) as exc:
+            return _error(503, str(exc))
+        reply = await _reply(future, reply_timeout_s)
+        if reply is None:
+            return _error(503, "the board did not answer: nothing was done")
+        if reply.status == "stale":
+            return _error(409, "the table has changed since this page looked: nothing was "
+                               "done; look again and retry", rev=reply.rev)
+        feedback = [{"kind": k, "text": t} for k, t in reply.feedback]
+        if reply.refused is not None:
+            return _error(422, reply.refused, rev=reply.rev, feedback=feedback)
+        if change.settings is not None and reply.changed and on_settings is not None:
+            await asyncio.to_thread(on_settings, change.settings)
+        return JSONResponse({"ok": True, "rev": reply.rev, "changed": reply.changed,
+                             "feedback": feedback}, headers={"Cache-Control": "no-store"})
+
+    app = Starlette(routes=[
+        Route("/", index),
+        Route("/api/state", state),
+        Route("/api/events", events),
+        Route("/api/pin", check_pin, methods=["POST"]),
+        Route("/api/action", action, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ])
+    return _LocalOnly(app, allow_public=allow_public)
+
+
+async def _body(request: Request) -> Any:
+    """The request's JSON body, or the 4xx response that says what is wrong with it."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        return _error(415 if kind else 400, "send the request as application/json")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        return _error(413, f"the request is larger than {MAX_BODY} bytes")
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            return _error(413, f"the request is larger than {MAX_BODY} bytes")
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        return _error(400, f"the request is not JSON: {exc}")
+
+
+def serve_page(hub: Hub, *, host: str, port: int, pin: str, allow_public: bool = False,
+               on_settings: Callable[[TableSettings], None] | None = None) -> WebServer:
+    """Starts the phone page over ``hub`` in its own thread; ``stop()`` it when done."""
+    app = create_app(hub, pin=pin, allow_public=allow_public, on_settings=on_settings)
+    server = WebServer(app, host=check_host(host, allow_public=allow_public), port=port, hub=hub)
+    server.start()
+    return server
+
+
+class WebServer:
+    """uvicorn serving ``app`` from a daemon thread, on a socket bound up front.
+
+    Binding in ``start`` (on the caller's thread) makes a taken port a clear
+    error at once rather than a log line from another thread. ``stop``
+    closes the hub first, so the open event streams end, then asks uvicorn
+    to finish and waits for its thread.
+    """
+
+    def __init__(self, app: ASGIApp, *, host: str, port: int, hub: Hub | None = None) -> None:
+        self.app, self.host, self.port, self.hub = app, host, port, hub
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self, *, timeout_s: float = 10.0) -> None:
+        sock = _bind(self.host, self.port)
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_level="warning", access_log=False,
+                                lifespan="off", ws="none", http="h11", loop="asyncio",
+                                timeout_graceful_shutdown=2, server_header=False)
+        server = uvicorn.Server(config)
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
+                                  name="cribbage-web", daemon=True)
+        self._server, self._thread = server, thread
+        thread.start()
+        deadline = time.monotonic() + timeout_s
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise WebServerError(f"the phone page did not start on {self.host}:{self.port}")
+            time.sleep(0.01)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def urls(self) -> list[str]:
+        """Where phones find the page: the LAN address (and name) for a wildcard bind."""
+        if self.host not in ("0.0.0.0", "::"):
+            host = f"[{self.host}]" if ":" in self.host else self.host
+            return [f"http://{host}:{self.port}/"]
+        found = [f"http://{ip}:{self.port}/" for ip in [lan_address()] if ip]
+        found.append(f"http://{socket.gethostname()}.local:{self.port}/")
+        return found
+
+    def stop(self, *, timeout_s: float = 5.0) -> None:
+        if self.hub is not None:
+            self.hub.close()
+        server, thread = self._server, self._thread
+        if server is None or thread is None:
+            return
+        server.should_exit = True
+        thread.join(timeout_s)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(timeout_s)
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind((host, port))
+        sock.listen(64)
+    except OSError as exc:
+        sock.close()
+        raise WebServerError(f"cannot serve the phone page on {host}:{port}: "
+                             f"{exc.strerror or exc}") from None
+    return sock

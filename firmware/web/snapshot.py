@@ -1,0 +1,202 @@
+"""What the phone page shows, as one JSON object built on the loop's own thread.
+
+The loop owns the game, the store and the flow; the web thread may only read
+what the loop hands over. So the loop gathers a ``TableView`` (which still
+holds its live ``Game``) and ``table_snapshot`` turns it into plain JSON data
+right there, before the loop moves on; the hub then keeps only that text.
+
+``revision`` names the store's state: it changes with every append, undo or
+new match and never comes back to an earlier value while the store lives
+(row ids only grow, and for one last row id each undo shortens the log), so a
+change request that names the revision it was made against can be refused
+when the table has moved on since.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.cards import Card
+from engine.game import Game
+from engine.rules import Rules
+
+__all__ = ["TableView", "BoardLimits", "table_snapshot", "revision", "hex_colour",
+           "SCORE_NAMES"]
+
+#: How the page names each reason a score was pegged.
+SCORE_NAMES = {
+    "hand": "hand", "crib": "crib", "his_heels": "his heels", "fifteen": "fifteen",
+    "pair": "pair", "run": "run", "go": "go", "last_card": "last card", "thirty_one": "31",
+    "claim": "claim", "muggins": "muggins", "adjust": "adjusted", "dealer_bonus": "dealer bonus",
+}
+
+
+class _Store(Protocol):
+    @property
+    def last_id(self) -> int: ...
+
+    @property
+    def lines(self) -> tuple[str, ...]: ...
+
+
+def revision(store: _Store) -> str:
+    """The store's state as a short token: ``"<last row id>.<events in the match>"``."""
+    return f"{store.last_id}.{len(store.lines)}"
+
+
+@dataclass(frozen=True)
+class BoardLimits:
+    """What the LED board can show: how many sides get a track, and its game hole."""
+
+    tracks: int = 2
+    shared: bool = False
+    game_hole: int = 121
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tracks": self.tracks, "shared": self.shared, "game_hole": self.game_hole}
+
+
+@dataclass(frozen=True)
+class TableView:
+    """Everything the page shows, gathered by the loop. Read it on the loop's thread only:
+    ``game`` is the store's live game."""
+
+    game: Game
+    lines: Sequence[str]
+    rev: str
+    players: tuple[str, ...]
+    rules: Mapping[str, Any]
+    colours: tuple[tuple[int, int, int], ...]
+    feedback: Sequence[tuple[str, str]] = ()
+    matches: Sequence[Any] = ()
+    camera: bool = False
+    manual: bool = False
+    limits: BoardLimits = field(default_factory=BoardLimits)
+    status: str = ""
+
+
+def hex_colour(rgb: Sequence[int]) -> str:
+    """``(0, 114, 178)`` as ``"#0072b2"``, as CSS wants it."""
+    return "#" + "".join(f"{int(c):02x}" for c in rgb[:3])
+
+
+def table_snapshot(view: TableView) -> dict[str, Any]:
+    """The page's JSON: board, count, scores in words, history, settings."""
+    game = view.game
+    events = [_event(line) for line in view.lines]
+    sides = game.sides
+    colours = list(view.colours)
+    playing = bool(sides)
+    rules = game.rules if playing else _rules(view)
+    turn = game.turn if playing and game.phase != "over" else None
+    turn_side = None
+    if turn is not None:
+        turn_side = next((i for i, s in enumerate(sides) if turn in s.players), None)
+    winner_side = next((i for i, s in enumerate(sides) if s.name == game.winner), None)
+    starter = game.starter
+    return {
+        "rev": view.rev,
+        "phase": game.phase,
+        "next": game.next,
+        "status": view.status,
+        "players": list(game.players),
+        "turn": turn,
+        "turn_side": turn_side,
+        "dealer": game.dealer,
+        "winner": game.winner,
+        "winner_side": winner_side,
+        "result": game.result,
+        "board": {
+            "target": rules.target,
+            "skunk": rules.skunk,
+            "double_skunk": rules.double_skunk,
+            "limits": view.limits.to_json(),
+        },
+        "sides": [{
+            "name": side.name,
+            "players": list(side.players),
+            "score": side.score,
+            "front": side.pegs[0],
+            "back": side.pegs[1],
+            "colour": hex_colour(colours[i]) if i < len(colours) else "#888888",
+            "result": side.result,
+        } for i, side in enumerate(sides)],
+        "count": game.count,
+        "pile": [str(c) for c in game.pile],
+        "starter": None if starter is None else str(starter),
+        "laid": {p: [str(c) for c in game.laid(p)] for p in game.players} if playing else {},
+        "awaiting_claim": list(game.awaiting_claim),
+        "rules": rules.to_json(),
+        "scores": _scores(game, events),
+        "match": {
+            "games": [{"winner": g.winner, "result": g.result, "value": g.value,
+                       "scores": list(g.scores)} for g in game.match],
+            "points": game.match_points if playing else {},
+        },
+        "history": [_match(m) for m in list(view.matches)[-10:]][::-1],
+        "feedback": [{"kind": k, "text": t} for k, t in list(view.feedback)[::-1]],
+        "camera": view.camera,
+        "manual": view.manual,
+        "settings": {
+            "players": list(view.players),
+            "rules": dict(view.rules),
+            "colours": [hex_colour(c) for c in colours],
+        },
+    }
+
+
+def _rules(view: TableView) -> Rules:
+    try:
+        return Rules.from_json(view.rules, players=len(view.players))
+    except ValueError:  # the flow checked them; a page must never break the loop
+        return Rules()
+
+
+def _event(line: str) -> Mapping[str, Any]:
+    try:
+        found = json.loads(line)
+    except ValueError:
+        return {}
+    return found if isinstance(found, Mapping) else {}
+
+
+def _scores(game: Game, events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every score of the current game, newest first, with the cards that made it."""
+    starters: dict[int, str] = {}
+    current: str | None = None
+    for number, event in enumerate(events):
+        if event.get("type") == "starter":
+            current = str(event.get("card"))
+        elif event.get("type") == "deal":
+            current = None
+        starters[number] = current or ""
+    out: list[dict[str, Any]] = []
+    for pegged in game.points:
+        event = events[pegged.event] if 0 <= pegged.event < len(events) else {}
+        kind = str(event.get("type", ""))
+        item: dict[str, Any] = {
+            "event": pegged.event,
+            "side": pegged.side,
+            "player": pegged.player,
+            "points": pegged.points,
+            "reason": pegged.reason,
+            "what": " and ".join(SCORE_NAMES.get(r, r.replace("_", " "))
+                                 for r in pegged.reason.split("+")),
+            "words": pegged.words,
+            "kind": kind,
+        }
+        if kind in ("show", "crib"):
+            item["cards"] = [str(Card.parse(c)) for c in event.get("cards", ())]
+            item["starter"] = starters.get(pegged.event) or None
+        elif kind == "play":
+            item["cards"] = [str(event.get("card"))]
+        out.append(item)
+    return out[::-1]
+
+
+def _match(summary: Any) -> dict[str, Any]:
+    data: dict[str, Any] = summary.to_json()
+    return data

@@ -1,0 +1,177 @@
+"""The phone page in a real headless Chromium (Debian's, driven by Playwright) on a phone-sized
+screen, against a device whose loop runs on its own thread and whose camera is scripted.
+
+Screenshots go to the test's tmp dir, and also to ``$CRIBBAGE_SCREENSHOTS`` when it is set.
+Skips without Playwright or without ``/usr/bin/chromium`` (apt package ``chromium``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.exists():
+    pytest.skip("no /usr/bin/chromium (apt install chromium)", allow_module_level=True)
+
+from webrig import PIN, Device  # noqa: E402
+
+from engine.simulate import simulate_game  # noqa: E402
+from firmware.commands.demo import Step, table_script  # noqa: E402
+from firmware.web.server import WebServer, create_app  # noqa: E402
+
+pytestmark = pytest.mark.slow
+expect = sync_api.expect
+
+
+class Shots:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.extra = Path(os.environ["CRIBBAGE_SCREENSHOTS"]) if os.environ.get(
+            "CRIBBAGE_SCREENSHOTS") else None
+        self.taken: list[Path] = []
+
+    def __call__(self, page: Any, name: str) -> None:
+        path = self.folder / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        self.taken.append(path)
+        if self.extra is not None:
+            self.extra.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, self.extra / path.name)
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[tuple[Device, str]]:
+    device = Device(tmp_path / "events.sqlite3", ("Player 1", "Player 2"), tracks=2)
+    device.start()
+    device.run_thread()
+    server = WebServer(create_app(device.hub, pin=PIN), host="127.0.0.1", port=0,
+                       hub=device.hub)
+    server.start()
+    yield device, f"http://127.0.0.1:{server.port}/"
+    server.stop()
+    device.close()
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
+        context = browser.new_context(viewport={"width": 390, "height": 844},
+                                      device_scale_factor=2, is_mobile=True, has_touch=True)
+        found = context.new_page()
+        found.on("dialog", lambda dialog: dialog.accept())  # "start a new match?"
+        errors: list[str] = []
+        found.on("pageerror", lambda error: errors.append(str(error)))
+        yield found
+        assert errors == [], errors
+        browser.close()
+
+
+def last(device: Device) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads(device.lines()[-1])
+    return found
+
+
+def test_a_game_on_the_phone_page(table: tuple[Device, str], page: Any, tmp_path: Path) -> None:
+    device, url = table
+    shots = Shots(tmp_path)
+    page.goto(url)
+    expect(page.locator("#link")).to_have_text("live")
+    expect(page.locator("#next")).to_contain_text("the cut for the first deal")
+    expect(page.locator(".side .name")).to_have_text(["Player 1", "Player 2"])
+    shots(page, "01-waiting-for-the-cut")
+
+    # New game and settings: other players, a 61-point game; the PIN is asked once.
+    page.locator("#settings-box summary").click()
+    page.locator("[data-seat='0']").fill("Ann")
+    page.locator("[data-seat='1']").fill("Bob")
+    page.locator("input[name=target][value='61']").check()
+    page.locator("#start-match").click()
+    expect(page.locator("#pin-dialog")).to_be_visible()
+    page.locator("#pin").fill("0000")
+    page.locator("#pin-ok").click()
+    expect(page.locator("#pin-error")).to_have_text("wrong PIN")
+    page.locator("#pin").fill(PIN)
+    page.locator("#pin-ok").click()
+    expect(page.locator(".side .name")).to_have_text(["Ann", "Bob"])
+    expect(page.locator(".skunk-line")).to_have_text(["31"])  # 61 points: no double skunk
+    assert json.loads(device.lines()[0]) == {"type": "new_game", "players": ["Ann", "Bob"],
+                                            "rules": {"target": 61}}
+    shots(page, "02-new-match-61")
+
+    # The camera sees the cut, the starter and the first cards.
+    truth = simulate_game(random.Random(8), ("Ann", "Bob"), {"target": 61})
+    steps = table_script(truth, rng=random.Random(8))
+    plays = [i for i, s in enumerate(steps) if s.seen and type(s.seen[0]).__name__ ==
+             "CardAppeared" and s.seen[0].zone in ("Ann", "Bob")]
+    third = plays[2 + 2]  # two cut cards, then the first three cards of the play
+    device.play(steps[:third + 1])
+    game = device.store.game
+    pile = [str(c) for c in game.pile]
+    expect(page.locator("#pile .cardchip")).to_have_count(len(pile))
+    expect(page.locator("#count")).to_have_text(str(game.count))
+    scores = [str(s.score) for s in game.sides]
+    expect(page.locator(".side .score")).to_have_text(scores)
+    expect(page.locator("#starter .cardchip")).to_have_count(1)
+    shots(page, "03-the-play")
+
+    # Undo takes the last card back, through the same path as the UNDO button.
+    laid = last(device)
+    assert laid["type"] == "play"
+    page.locator("#undo").click()
+    expect(page.locator("#pile .cardchip")).to_have_count(len(pile) - 1)
+    expect(page.locator("#toast")).to_contain_text("undone: ")
+    assert last(device)["type"] == "play" and last(device) != laid
+    shots(page, "04-undone")
+
+    # The same card entered by hand (the camera "cannot see" it): tap it in the deck.
+    page.locator("#manual-box summary").click()
+    expect(page.locator(f"#zones [data-zone='{laid['player']}']")).to_have_attribute(
+        "aria-checked", "true")
+    page.locator(f"#deck [data-card='{laid['card']}']").click()
+    expect(page.locator("#pile .cardchip")).to_have_count(len(pile))
+    assert last(device) == laid
+    shots(page, "05-card-by-hand")
+
+    # A card the table refuses (a second starter) flashes the reason; nothing is stored.
+    lines = device.lines()
+    page.locator("#zones [data-zone='starter']").click()
+    wrong = next(c for c in ("KC", "KD", "KH", "KS") if c not in json.dumps(truth[:40]))
+    page.locator(f"#deck [data-card='{wrong}']").click()
+    expect(page.locator("#toast")).to_have_class(re.compile("error"))
+    expect(page.locator("#toast")).to_contain_text("the starter is already cut")
+    assert device.lines() == lines
+
+    # Play on through the first show and crib: every score is listed in words.
+    first_crib = next(i for i, s in enumerate(steps) if s.seen and type(s.seen[0]).__name__ ==
+                      "ZoneComplete" and s.seen[0].zone == "crib")
+    device.play(steps[third + 1:first_crib + 1])
+    device.play([Step()] * 3)
+    game = device.store.game
+    expect(page.locator(".side .score")).to_have_text([str(s.score) for s in game.sides])
+    words = [p.words for p in game.points if p.reason == "hand" and p.words]
+    assert words
+    expect(page.locator("#scores .words").first).to_be_visible()
+    listed = page.locator("#scores .words").all_inner_texts()
+    assert all(w in listed for w in words), (words, listed)
+    shots(page, "06-scores-in-words")
+
+    # The rest of the game, to the winner and the match history.
+    device.play(steps[first_crib + 1:])
+    device.play([Step()] * 3)
+    assert device.store.game.phase == "over"
+    expect(page.locator(".badge").filter(has_text="won")).to_have_count(1)
+    expect(page.locator("#match")).to_contain_text(f"Game 1: {device.store.game.winner} won")
+    shots(page, "07-game-over")
+    assert all(p.stat().st_size > 10_000 for p in shots.taken)
