@@ -82,7 +82,6 @@ def test_zones_match_the_truth_of_the_laid_markers(tmp_path: Path,
     assert config.read_text() == CONFIG
 
 
-@pytest.mark.xfail(strict=True, reason="vision.detection reads the drawn KS as KC")
 def test_default_markers_are_all_found(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(CONFIG)

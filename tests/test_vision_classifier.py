@@ -45,3 +45,15 @@ def test_best_combines_heads() -> None:
 def test_missing_weights_is_an_os_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(OSError, match="not found"):
         classify(np.zeros((1, 32, 32, 3), np.uint8), model_path=str(tmp_path / "none.onnx"))
+
+
+def test_onnxruntime_and_opencv_dnn_agree() -> None:
+    pytest.importorskip("onnxruntime")
+    from vision.classifier import _opencv_runner, load_model, normalise
+
+    rng = np.random.default_rng(0)
+    batch = normalise(rng.integers(0, 256, (7, 32, 32, 3), dtype=np.uint8))
+    fast = load_model(str(MODEL_PATH))(batch)
+    slow = _opencv_runner(str(MODEL_PATH))(batch)
+    assert fast.shape == slow.shape == (7, 19)
+    assert np.allclose(fast, slow, atol=1e-3)

@@ -131,11 +131,12 @@ def test_outline_from_one_index_reads_clockwise() -> None:
 
 
 # Measured on the test split (vision/training/README.md) with the committed weights:
-# epfl P 0.981 R 0.671 exact 0.00; roboflow P 0.964 R 0.633 exact 0.37. These are the
-# floors actually reached, well short of the targets (0.995 / 0.99 / 0.95).
+# epfl P 0.966 R 0.722 exact 0.14; roboflow P 0.978 R 0.751 exact 0.54. These are the
+# levels actually reached, still short of the targets (0.995 / 0.99 / 0.95); the
+# floors leave one card of slack for floating-point differences between machines.
 REAL_FLOORS = {
-    "epfl-iapr2022-poker": {"card_precision": 0.98, "card_recall": 0.67, "images_exact": 0.0},
-    "roboflow-cardcounterml": {"card_precision": 0.96, "card_recall": 0.63, "images_exact": 0.37},
+    "epfl-iapr2022-poker": {"card_precision": 0.95, "card_recall": 0.70, "images_exact": 0.14},
+    "roboflow-cardcounterml": {"card_precision": 0.97, "card_recall": 0.74, "images_exact": 0.52},
 }
 
 

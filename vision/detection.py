@@ -31,6 +31,8 @@ DEFAULT_MIN_CONFIDENCE = 0.7
 MIN_INDEX_PROBABILITY = 0.7
 # A rival reading of the same index at least this likely makes the index unknown.
 RIVAL_PROBABILITY = 0.2
+# Two candidates use the same glyph when their centroids are this close (x rank-to-suit span).
+GLYPH_SAME = 0.2
 
 # Card geometry in units of the rank-to-suit distance, measured on bridge and
 # poker decks: index centre from the card's corner, and the card's size.
@@ -73,33 +75,45 @@ def card_outline(centre: np.ndarray, down: np.ndarray, span: float) -> np.ndarra
 
 
 def _read_indices(cand: IndexCandidates, rank: np.ndarray, suit: np.ndarray) -> list[_Index]:
-    """Merges candidates that sit on the same printed index into one reading each."""
+    """Picks one reading per printed index among candidates that share its glyphs.
+
+    Candidates conflict when they use a glyph of the same blob (the upside-down
+    and sideways pairings of one index, or a rank paired with a neighbour's suit
+    in a fan); the likeliest index among them wins. Only pairings of the very
+    same two glyphs can veto it as a rival: in a fanned hand the next card's
+    index sits close by and reads differently, rightly.
+    """
     from vision.classifier import PatchScores
 
     cards, conf, is_index = PatchScores(rank, suit).best()
-    centre = 0.5 * (cand.rank_xy + cand.suit_xy)
-    order = np.argsort(-is_index)
-    used = np.zeros(len(cand), bool)
+    # Only likely indices can win or veto; the rest never enter the pairwise tables.
+    live = np.nonzero(is_index >= 0.5)[0]
+    rank_xy, suit_xy, span = cand.rank_xy[live], cand.suit_xy[live], cand.span[live]
+
+    def close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        d = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
+        return d < (GLYPH_SAME * span)[:, None]
+
+    rr, ss, rs = close(rank_xy, rank_xy), close(suit_xy, suit_xy), close(rank_xy, suit_xy)
+    sr = close(suit_xy, rank_xy)
+    shares = rr | ss | rs | sr
+    same_pair = (rr & ss) | (rs & sr)
+    named = np.array([cards[i] is not None for i in live], bool)
+    order = np.argsort(-(is_index[live] * np.where(named, conf[live], 0.0)))
+    used = np.zeros(len(live), bool)
     out: list[_Index] = []
-    for i in order:
-        if used[i] or is_index[i] < MIN_INDEX_PROBABILITY:
+    for k in order:
+        i = int(live[k])
+        if used[k] or is_index[i] < MIN_INDEX_PROBABILITY:
             continue
-        d = np.hypot(*(centre - centre[i]).T)
-        group = np.nonzero((d < 0.8 * cand.span[i]) & ~used & (is_index >= 0.5))[0]
-        used[group] = True
-        used[i] = True
-        votes: dict[Card | None, float] = {}
-        for g in group.tolist() + ([] if i in group else [int(i)]):
-            votes[cards[g]] = max(votes.get(cards[g], 0.0), float(conf[g]))
-        ranked = sorted(votes.items(), key=lambda kv: -kv[1])
-        best_card, best_conf = ranked[0]
-        rival = ranked[1][1] if len(ranked) > 1 and ranked[1][0] is not None else 0.0
-        if best_card is not None and rival >= RIVAL_PROBABILITY:
-            best_card = None
-        # The best-scoring member sets the geometry.
-        members = [g for g in group.tolist() if cards[g] == ranked[0][0]] or [int(i)]
-        k = max(members, key=lambda g: float(conf[g]))
-        out.append(_Index(best_card, best_conf, centre[k], cand.down[k], float(cand.span[k])))
+        used |= shares[k]
+        used[k] = True
+        best_card, best_conf = cards[i], float(conf[i])
+        for j in live[np.nonzero(same_pair[k])[0]].tolist():
+            if cards[j] is not None and cards[j] != best_card and conf[j] >= RIVAL_PROBABILITY:
+                best_card = None
+        out.append(_Index(best_card, best_conf, 0.5 * (cand.rank_xy[i] + cand.suit_xy[i]),
+                          cand.down[i], float(cand.span[i])))
     return out
 
 

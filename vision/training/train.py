@@ -20,26 +20,31 @@ import argparse
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 import torch.nn as nn
 
 from vision.classifier import MODEL_PATH, normalise
 from vision.datasets import datasets_root, load_labels
+from vision.training.drawn import harvest_scenes
 from vision.training.harvest import card_labels, harvest_boxes, harvest_sets
 from vision.training.synth import synth_set
 
 
 class IndexNet(nn.Module):
-    """Three conv blocks, one hidden layer, 14 rank + 5 suit logits."""
+    """Three conv blocks (``width``, 2x, 4x channels), one hidden layer, 14 rank + 5 suit logits."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 8) -> None:
         super().__init__()
+        w = width
         self.trunk = nn.Sequential(
-            nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(8, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Flatten(), nn.Linear(32 * 16, 64), nn.ReLU(), nn.Dropout(0.2), nn.Linear(64, 19),
+            nn.Conv2d(3, w, 3, padding=1), nn.BatchNorm2d(w), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(w, 2 * w, 3, padding=1), nn.BatchNorm2d(2 * w), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(2 * w, 4 * w, 3, padding=1), nn.BatchNorm2d(4 * w), nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Flatten(), nn.Linear(4 * w * 16, 8 * w), nn.ReLU(), nn.Dropout(0.2),
+            nn.Linear(8 * w, 19),
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -47,23 +52,36 @@ class IndexNet(nn.Module):
 
 
 def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Cheap per-batch photometric and small geometric jitter on uint8 patches."""
-    x = x.astype(np.float32)
+    """Per-batch photometric jitter, and the geometric jitter of real candidates: their glyph
+    centroids wander, so patches turn, scale and shift a little; some are out of focus."""
     n = x.shape[0]
-    x = x * rng.uniform(0.7, 1.3, (n, 1, 1, 1)) + rng.uniform(-30, 30, (n, 1, 1, 1))
-    x = x * rng.uniform(0.85, 1.15, (n, 1, 1, 3))  # colour cast
-    x += rng.normal(0, 1, x.shape) * rng.uniform(0, 8, (n, 1, 1, 1))
-    shift = rng.integers(-1, 2, (2,))
-    x = np.roll(x, tuple(int(v) for v in shift), axis=(1, 2))
-    return np.clip(x, 0, 255).astype(np.uint8)
+    out = np.empty_like(x)
+    angle = rng.normal(0, 6, n)
+    scale = rng.uniform(0.88, 1.12, n)
+    shift = rng.normal(0, 1.0, (n, 2))
+    blur = rng.random(n) < 0.2
+    c = (x.shape[2] - 1) / 2
+    for i in range(n):
+        m = cv2.getRotationMatrix2D((c, c), float(angle[i]), float(scale[i]))
+        m[:, 2] += shift[i]
+        out[i] = cv2.warpAffine(x[i], m, (x.shape[2], x.shape[1]),
+                                borderMode=cv2.BORDER_REPLICATE)
+        if blur[i]:
+            out[i] = cv2.GaussianBlur(out[i], (3, 3), float(rng.uniform(0.5, 1.0)))
+    y = out.astype(np.float32)
+    y = y * rng.uniform(0.7, 1.3, (n, 1, 1, 1)) + rng.uniform(-30, 30, (n, 1, 1, 1))
+    y = y * rng.uniform(0.85, 1.15, (n, 1, 1, 3))  # colour cast
+    y += rng.normal(0, 1, y.shape) * rng.uniform(0, 8, (n, 1, 1, 1))
+    return np.clip(y, 0, 255).astype(np.uint8)
 
 
 def fit(
-    x: np.ndarray, r: np.ndarray, s: np.ndarray, *, epochs: int, seed: int, log: str
+    x: np.ndarray, r: np.ndarray, s: np.ndarray, *, epochs: int, seed: int, log: str,
+    width: int = 8,
 ) -> IndexNet:
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = IndexNet()
+    net = IndexNet(width)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = epochs * (len(x) // 256 + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
@@ -122,20 +140,8 @@ def pseudo_label(
     return x[keep], np.array(rs, np.int64), np.array(ss, np.int64)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", type=Path, default=MODEL_PATH)
-    ap.add_argument("--synth", type=int, default=20000)
-    ap.add_argument("--epochs", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=3, help="re-labelling rounds after stage 1")
-    ap.add_argument("--negatives", type=int, default=40000, help="real non-index patches used")
-    ap.add_argument("--turns", type=int, default=2, help="extra turned copies of each dev photo")
-    args = ap.parse_args()
-    torch.set_num_threads(2)
-    root = datasets_root()
-    if root is None:
-        raise SystemExit("no ../shared/datasets (or $CRIBBAGE_DATASETS): cannot train")
-    t0 = time.time()
+def harvest_all(root: Path, args: argparse.Namespace, t0: float) -> tuple:
+    """Synthetic patches, roboflow dev box patches and EPFL dev set-labelled patches."""
     sx, sr, ss = synth_set(args.synth, args.synth // 2, seed=1)
     print(f"synthetic {len(sx)} ({time.time() - t0:.0f}s)", flush=True)
     dev = load_labels(root / "roboflow-cardcounterml", split="dev")
@@ -145,6 +151,62 @@ def main() -> None:
     epfl = load_labels(root / "epfl-iapr2022-poker", split="dev")
     ex, eo, esets = harvest_sets(epfl, turns=args.turns, seed=3)
     print(f"epfl dev patches {len(ex)} ({time.time() - t0:.0f}s)", flush=True)
+    return sx, sr, ss, hx, hr, hs, hg, ex, eo, esets
+
+
+def save_cache(path: Path, *arrays: object) -> None:
+    *plain, esets = arrays
+    names = ("sx", "sr", "ss", "hx", "hr", "hs", "hg", "ex", "eo")
+    sets = np.array([" ".join(sorted(str(c) for c in s)) for s in esets])  # type: ignore[attr-defined]
+    np.savez(path, sets=sets, **dict(zip(names, plain, strict=True)))
+
+
+def load_cache(path: Path) -> tuple:
+    from engine.cards import Card
+
+    z = np.load(path)
+    esets = [frozenset(Card.parse(c) for c in str(s).split()) for s in z["sets"]]
+    return (*(z[k] for k in ("sx", "sr", "ss", "hx", "hr", "hs", "hg", "ex", "eo")), esets)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=MODEL_PATH)
+    ap.add_argument("--synth", type=int, default=20000)
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3, help="re-labelling rounds after stage 1")
+    ap.add_argument("--negatives", type=int, default=40000, help="real non-index patches used")
+    ap.add_argument("--turns", type=int, default=3, help="extra turned copies of each dev photo")
+    ap.add_argument("--width", type=int, default=16, help="channels of the first conv block")
+    ap.add_argument("--drawn", type=int, default=300, help="drawn scenes to harvest (drawn.py)")
+    ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
+    args = ap.parse_args()
+    torch.set_num_threads(2)
+    root = datasets_root()
+    if root is None:
+        raise SystemExit("no ../shared/datasets (or $CRIBBAGE_DATASETS): cannot train")
+    t0 = time.time()
+    real = args.cache / "real.npz" if args.cache else None
+    if real is not None and real.is_file():
+        sx, sr, ss, hx, hr, hs, hg, ex, eo, esets = load_cache(real)
+        print(f"patches from {real}", flush=True)
+    else:
+        sx, sr, ss, hx, hr, hs, hg, ex, eo, esets = harvest_all(root, args, t0)
+        if real is not None:
+            real.parent.mkdir(parents=True, exist_ok=True)
+            save_cache(real, sx, sr, ss, hx, hr, hs, hg, ex, eo, esets)
+    drawn = args.cache / f"drawn{args.drawn}.npz" if args.cache else None
+    if drawn is not None and drawn.is_file():
+        z = np.load(drawn)
+        dx, dr, ds = z["x"], z["r"], z["s"]
+    else:
+        dx, dr, ds = harvest_scenes(args.drawn, frames=6, seed=7)
+        if drawn is not None:
+            np.savez(drawn, x=dx, r=dr, s=ds)
+    print(f"drawn scene patches {len(dx)}, index {int((dr < 13).sum())} "
+          f"({time.time() - t0:.0f}s)", flush=True)
+    # Drawn patches are exactly labelled: they join the synthetic ones in every stage.
+    sx, sr, ss = np.concatenate([sx, dx]), np.concatenate([sr, dr]), np.concatenate([ss, ds])
     neg = hr == 13
     rng = np.random.default_rng(3)
     neg_idx = np.nonzero(neg)[0]
@@ -153,7 +215,7 @@ def main() -> None:
     # Stage 1: synthetic + real negatives.
     x1 = np.concatenate([sx, hx[neg_idx]])
     net = fit(x1, np.concatenate([sr, hr[neg_idx]]), np.concatenate([ss, hs[neg_idx]]),
-              epochs=max(2, args.epochs // 3), seed=4, log="stage 1")
+              epochs=max(2, args.epochs // 3), seed=4, log="stage 1", width=args.width)
 
     # Stage 2: keep box candidates that read as their labelled card, upright.
     pos_idx = np.nonzero(~neg)[0]
@@ -177,7 +239,8 @@ def main() -> None:
         r = np.concatenate([sr, hr[neg_idx], hr[rep], np.repeat(pr_, 4)])
         s = np.concatenate([ss, hs[neg_idx], hs[rep], np.repeat(ps_, 4)])
         epochs = args.epochs if stage == last else max(2, args.epochs // 2)
-        net = fit(x, r, s, epochs=epochs, seed=5 + stage, log=f"stage {stage}")
+        net = fit(x, r, s, epochs=epochs, seed=5 + stage, log=f"stage {stage}",
+                  width=args.width)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, 32, 32)

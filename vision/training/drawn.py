@@ -1,0 +1,132 @@
+"""Exactly labelled candidate patches from scenes the project draws (``vision.scene``).
+
+The photos' corner boxes leave the index's up and down to be guessed; a drawn
+scene knows every card's outline as it reads upright, so each candidate the
+real candidate stage finds there is labelled exactly: the card, when its two
+glyphs lie in one of the card's index boxes in the upright direction and no
+card lies on top of them; "not an index" when it lies away from every index
+(table, pips, court panels, backs, hands, and indices read sideways or upside
+down). These patches come from the same cutting code as at run time, with the
+fans, perspective, blur and hands of a real table, in many drawn decks.
+"""
+
+from __future__ import annotations
+
+import random
+
+import cv2
+import numpy as np
+
+from engine.simulate import deal_cards
+from vision.candidates import PATCH_SIZE, find_candidates
+from vision.cardart import CARD_ASPECT, index_boxes
+from vision.scene import SceneRenderer, SceneSettings, Script, TruthCard
+from vision.training.harvest import card_labels
+
+__all__ = ["harvest_scenes"]
+
+NOT_INDEX = (13, 4)
+# A candidate reads upright when its rank-to-suit direction is within ~30 degrees of the card's.
+UPRIGHT_COS = 0.85
+_BOX_GROW = 0.15
+
+
+def _unit_to_frame(corners: np.ndarray) -> np.ndarray:
+    """Homography from card units (width ``CARD_ASPECT``, height 1, upright) to frame pixels."""
+    card = np.float32([[0, 0], [CARD_ASPECT, 0], [CARD_ASPECT, 1], [0, 1]])
+    return cv2.getPerspectiveTransform(card, np.float32(corners))
+
+
+def _index_regions(truth: TruthCard, boxes: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Both index boxes of one card in frame pixels, each with the index's upright "down"."""
+    h = _unit_to_frame(np.asarray(truth.corners))
+    corners = np.asarray(truth.corners, np.float64)
+    down = 0.5 * (corners[2] + corners[3]) - 0.5 * (corners[0] + corners[1])
+    down /= max(1e-9, float(np.hypot(*down)))
+    out = []
+    for k, (x0, y0, x1, y1) in enumerate(boxes):
+        gx, gy = _BOX_GROW * (x1 - x0), _BOX_GROW * (y1 - y0)
+        quad = np.float64([[x0 - gx, y0 - gy], [x1 + gx, y0 - gy], [x1 + gx, y1 + gy],
+                           [x0 - gx, y1 + gy]])
+        frame = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), h).reshape(-1, 2)
+        out.append((frame, down if k == 0 else -down))
+    return out
+
+
+def _inside(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    contour = quad.astype(np.float32).reshape(-1, 1, 2)
+    return np.array([cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0
+                     for x, y in points], bool)
+
+
+def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: np.ndarray,
+                 rng: np.random.Generator, keep_negatives: float
+                 ) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    cand = find_candidates(image)
+    n = len(cand)
+    if n == 0:
+        return np.zeros((0, PATCH_SIZE, PATCH_SIZE, 3), np.uint8), []
+    labels: list[tuple[int, int] | None] = [NOT_INDEX] * n
+    near_any = np.zeros(n, bool)
+    turned = np.zeros(n, bool)
+    for k, t in enumerate(truth):
+        covered = np.zeros(n, bool)
+        for above in truth[k + 1:]:
+            outline = np.asarray(above.corners)
+            covered |= _inside(cand.rank_xy, outline) | _inside(cand.suit_xy, outline)
+        for quad, down in _index_regions(t, boxes):
+            centre = quad.mean(axis=0)
+            grown = centre + 1.5 * (quad - centre)
+            near = _inside(cand.rank_xy, grown) | _inside(cand.suit_xy, grown)
+            near_any |= near
+            if not t.face_up:
+                continue
+            both = _inside(cand.rank_xy, quad) & _inside(cand.suit_xy, quad) & ~covered
+            upright = cand.down @ down >= UPRIGHT_COS
+            for i in np.nonzero(near)[0]:
+                if both[i] and upright[i]:
+                    labels[i] = card_labels(t.card)
+                elif both[i] and labels[i] in (None, NOT_INDEX):
+                    turned[i] = True  # the index's own glyphs read sideways or upside down
+                    labels[i] = None
+                elif labels[i] == NOT_INDEX:
+                    labels[i] = None  # near an index, partly on it: too close to call
+    keep = []
+    for i in range(n):
+        if labels[i] is not None and labels[i] != NOT_INDEX:
+            keep.append(i)
+        elif labels[i] == NOT_INDEX and not near_any[i] and rng.random() < keep_negatives:
+            keep.append(i)
+        elif turned[i] and rng.random() < 0.5:
+            labels[i] = NOT_INDEX  # teaches "upside down is not an index"
+            keep.append(i)
+    return cand.patches[keep], [labels[i] for i in keep]  # type: ignore[misc]
+
+
+def harvest_scenes(scenes: int, *, frames: int, seed: int, keep_negatives: float = 0.15
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Patches and (rank, suit) labels (13 / 4 = not an index) from ``scenes`` drawn deals."""
+    xs: list[np.ndarray] = []
+    rs: list[int] = []
+    ss: list[int] = []
+    settings = SceneSettings(frames_per_step=3, hand_frames=1)
+    for k in range(scenes):
+        rnd = random.Random(seed * 100_003 + k)
+        rng = np.random.default_rng((seed, k))
+        players = ("Ann", "Bob", "Cid", "Dee")[: rnd.choice((2, 3, 4))]
+        script = Script.from_deal(deal_cards(rnd, len(players), rnd.randrange(len(players))),
+                                  players, rnd)
+        renderer = SceneRenderer(script, rng=rng, settings=settings)
+        boxes = np.array(index_boxes(1000, renderer.style), np.float64) / 1000.0
+        for index in rng.choice(renderer.frame_count, size=min(frames, renderer.frame_count),
+                                replace=False):
+            frame = renderer.render(int(index))
+            patches, labels = _label_frame(frame.image, frame.truth, boxes, rng, keep_negatives)
+            if len(labels):
+                xs.append(patches)
+                rs.extend(r for r, _ in labels)
+                ss.extend(s for _, s in labels)
+    if not xs:
+        z = np.zeros(0, np.int64)
+        return np.zeros((0, PATCH_SIZE, PATCH_SIZE, 3), np.uint8), z, z
+    return np.concatenate(xs), np.array(rs, np.int64), np.array(ss, np.int64)
