@@ -78,7 +78,7 @@ def load_model(path: str = str(MODEL_PATH)) -> Runner:
     if not Path(path).is_file():
         raise OSError(f"card classifier weights not found: {path}")
     try:
-        import onnxruntime
+        import onnxruntime  # type: ignore[import-untyped]
     except ImportError:
         return _opencv_runner(path)
     options = onnxruntime.SessionOptions()

@@ -17,10 +17,10 @@ import numpy as np
 
 from engine.cards import Card
 from vision.candidates import IndexCandidates, find_candidates
-from vision.classifier import MODEL_PATH, classify
+from vision.classifier import MODEL_PATH, PatchScores, classify
 from vision.whole_cards import corner_patches, find_card_quads, read_card
 
-__all__ = ["Detection", "recognise", "DEFAULT_MIN_CONFIDENCE", "card_outline"]
+__all__ = ["Detection", "recognise", "DEFAULT_MIN_CONFIDENCE", "card_outline", "points_in_quad"]
 
 Point = tuple[float, float]
 Corners = tuple[Point, Point, Point, Point]
@@ -83,8 +83,6 @@ def _read_indices(cand: IndexCandidates, rank: np.ndarray, suit: np.ndarray) -> 
     same two glyphs can veto it as a rival: in a fanned hand the next card's
     index sits close by and reads differently, rightly.
     """
-    from vision.classifier import PatchScores
-
     cards, conf, is_index = PatchScores(rank, suit).best()
     # Only likely indices can win or veto; the rest never enter the pairwise tables.
     live = np.nonzero(is_index >= 0.5)[0]
@@ -163,7 +161,7 @@ def recognise(
     cand = find_candidates(image)
     if outlines and len(cand):
         # Indices on a card already read whole need no second reading.
-        keep = ~np.any([_inside_many(cand.rank_xy, o) for o in outlines], axis=0)
+        keep = ~np.any([points_in_quad(cand.rank_xy, o) for o in outlines], axis=0)
         cand = _subset(cand, keep)
     if len(cand) == 0:
         detections.sort(key=lambda d: -d.confidence)
@@ -188,7 +186,7 @@ def recognise(
         detections.append(Detection(card, _corners(outline), float(1.0 - miss)))
     for idx in unknown:
         # An unreadable index on a card already named is that card's other corner.
-        if any(_inside(idx.centre, o) for o in outlines):
+        if any(points_in_quad(idx.centre, o)[0] for o in outlines):
             continue
         outline = card_outline(idx.centre, idx.down, idx.span)
         detections.append(Detection(None, _corners(outline), float(idx.confidence)))
@@ -219,8 +217,9 @@ def _whole_cards(image: np.ndarray, *, model_path: str) -> list[tuple[Card, floa
     return out
 
 
-def _inside_many(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """Which of ``points`` (n, 2) lie inside the convex quadrilateral ``quad`` (4, 2)."""
+def points_in_quad(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Which of ``points`` (n, 2) lie inside (or on) the convex quadrilateral ``quad`` (4, 2)."""
+    points = np.asarray(points, np.float64).reshape(-1, 2)
     q = np.asarray(quad, np.float64)
     nxt = np.roll(q, -1, axis=0)
     sign = 1.0 if float(np.sum(q[:, 0] * nxt[:, 1] - nxt[:, 0] * q[:, 1])) >= 0 else -1.0
@@ -234,10 +233,3 @@ def _inside_many(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
 def _subset(cand: IndexCandidates, keep: np.ndarray) -> IndexCandidates:
     return IndexCandidates(cand.patches[keep], cand.rank_xy[keep], cand.suit_xy[keep],
                            cand.down[keep], cand.span[keep])
-
-
-def _inside(point: np.ndarray, outline: np.ndarray) -> bool:
-    import cv2
-
-    return cv2.pointPolygonTest(outline.astype(np.float32), (float(point[0]), float(point[1])),
-                                False) >= 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 
 from engine.cards import Card
@@ -155,7 +156,10 @@ def _rules(view: TableView) -> Rules:
         return Rules()
 
 
+@lru_cache(maxsize=4096)
 def _event(line: str) -> Mapping[str, Any]:
+    """One stored line as data. Cached: every publish reads the whole match's log, and a
+    line, once stored, never changes (the result is shared: read it, never change it)."""
     try:
         found = json.loads(line)
     except ValueError:

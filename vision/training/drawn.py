@@ -20,6 +20,7 @@ import numpy as np
 from engine.simulate import deal_cards
 from vision.candidates import PATCH_SIZE, find_candidates
 from vision.cardart import CARD_ASPECT, index_boxes
+from vision.detection import points_in_quad
 from vision.scene import SceneRenderer, SceneSettings, Script, TruthCard
 from vision.training.harvest import card_labels
 
@@ -53,12 +54,6 @@ def _index_regions(truth: TruthCard, boxes: np.ndarray) -> list[tuple[np.ndarray
     return out
 
 
-def _inside(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    contour = quad.astype(np.float32).reshape(-1, 1, 2)
-    return np.array([cv2.pointPolygonTest(contour, (float(x), float(y)), False) >= 0
-                     for x, y in points], bool)
-
-
 def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: np.ndarray,
                  rng: np.random.Generator, keep_negatives: float
                  ) -> tuple[np.ndarray, list[tuple[int, int]]]:
@@ -73,15 +68,16 @@ def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: np.ndar
         covered = np.zeros(n, bool)
         for above in truth[k + 1:]:
             outline = np.asarray(above.corners)
-            covered |= _inside(cand.rank_xy, outline) | _inside(cand.suit_xy, outline)
+            covered |= points_in_quad(cand.rank_xy, outline) | points_in_quad(cand.suit_xy, outline)
         for quad, down in _index_regions(t, boxes):
             centre = quad.mean(axis=0)
             grown = centre + 1.5 * (quad - centre)
-            near = _inside(cand.rank_xy, grown) | _inside(cand.suit_xy, grown)
+            near = points_in_quad(cand.rank_xy, grown) | points_in_quad(cand.suit_xy, grown)
             near_any |= near
             if not t.face_up:
                 continue
-            both = _inside(cand.rank_xy, quad) & _inside(cand.suit_xy, quad) & ~covered
+            both = (points_in_quad(cand.rank_xy, quad) & points_in_quad(cand.suit_xy, quad)
+                    & ~covered)
             upright = cand.down @ down >= UPRIGHT_COS
             for i in np.nonzero(near)[0]:
                 if both[i] and upright[i]:

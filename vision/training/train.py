@@ -25,6 +25,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from engine.cards import Card
 from vision.classifier import MODEL_PATH, normalise
 from vision.datasets import datasets_root, load_labels
 from vision.training.drawn import harvest_scenes
@@ -162,8 +163,6 @@ def save_cache(path: Path, *arrays: object) -> None:
 
 
 def load_cache(path: Path) -> tuple:
-    from engine.cards import Card
-
     z = np.load(path)
     esets = [frozenset(Card.parse(c) for c in str(s).split()) for s in z["sets"]]
     return (*(z[k] for k in ("sx", "sr", "ss", "hx", "hr", "hs", "hg", "ex", "eo")), esets)
