@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.screen import load_screen
+
 __all__ = [
     "PATCH_SIZE",
     "Glyphs",
@@ -41,6 +43,11 @@ MAX_GLYPH = 0.13
 # Local-contrast window (fraction of the shorter side) and contrast floor (grey levels).
 WINDOW = 0.06
 MIN_CONTRAST = 28
+# A suit glyph may be at most this much bigger than its rank (box size, and extent along
+# the rank-to-suit axis). Every deck prints the rank taller, but a glyph's box measures a
+# turned glyph loosely, and a wide heart under a narrow 6 must still pair.
+SUIT_SIZE = 1.3
+SUIT_EXTENT = 1.25
 # The shorter side is brought down to at most this many pixels before anything else.
 MAX_SHORT_SIDE = 720
 
@@ -93,7 +100,10 @@ def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
     else:
         diff = cv2.subtract(mean, channel)
     _, binary = cv2.threshold(diff, MIN_CONTRAST, 255, cv2.THRESH_BINARY)
-    n, _, stats, cents = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    # Grana's block-based labelling: the same components, in the same order, as the default
+    # algorithm, in less than half the time on a frame of ink and table grain.
+    n, _, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
+        binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
     stats = stats[1:]
     cents = cents[1:]
     bw = stats[:, cv2.CC_STAT_WIDTH]
@@ -118,7 +128,7 @@ def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
     )
 
 
-def pair_glyphs(glyphs: Glyphs, *, max_partners: int = 3) -> tuple[np.ndarray, np.ndarray]:
+def pair_glyphs(glyphs: Glyphs, *, max_partners: int = 5) -> tuple[np.ndarray, np.ndarray]:
     """Pairs each glyph (as a rank) with nearby smaller-or-similar glyphs (as its suit).
 
     Returns index arrays ``(rank_idx, suit_idx)``. A pair is kept when the suit
@@ -144,7 +154,7 @@ def pair_glyphs(glyphs: Glyphs, *, max_partners: int = 3) -> tuple[np.ndarray, n
         dist = np.sqrt(dx * dx + dy * dy)
         sa = size[a, None]
         near = (dist >= 0.45 * sa) & (dist <= 1.7 * sa)
-        near &= (size[None, :] >= 0.35 * sa) & (size[None, :] <= 1.15 * sa)
+        near &= (size[None, :] >= 0.35 * sa) & (size[None, :] <= SUIT_SIZE * sa)
         ai, bi = np.nonzero(near)
         if ai.size == 0:
             continue
@@ -155,7 +165,7 @@ def pair_glyphs(glyphs: Glyphs, *, max_partners: int = 3) -> tuple[np.ndarray, n
         # Extent of each blob along the pair axis (from its box; good enough for a gate).
         ext_a = w[ai] * ux + h[ai] * uy
         ext_b = w[bi] * ux + h[bi] * uy
-        ok = (ext_b <= 1.05 * ext_a) & (d >= 0.4 * (ext_a + ext_b))
+        ok = (ext_b <= SUIT_EXTENT * ext_a) & (d >= 0.4 * (ext_a + ext_b))
         ai, bi, d = ai[ok], bi[ok], d[ok]
         if ai.size == 0:
             continue
@@ -209,8 +219,13 @@ def extract_patches(
     return patches, down, span
 
 
-def find_candidates(image: np.ndarray) -> IndexCandidates:
-    """Runs segmentation, pairing and patch cutting on a BGR frame (coordinates in its pixels)."""
+def find_candidates(image: np.ndarray, *, screen: bool = True) -> IndexCandidates:
+    """Runs segmentation, pairing and patch cutting on a BGR frame (coordinates in its pixels).
+
+    With ``screen`` (the default) the cheap index screen (``vision.screen``)
+    drops the patches that cannot be an index; training code that harvests
+    hard negatives for the CNN or the screen itself asks for every candidate.
+    """
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image of shape (h, w, 3), got {image.shape}")
     scale = working_scale(image.shape)
@@ -241,6 +256,9 @@ def find_candidates(image: np.ndarray) -> IndexCandidates:
             # Light ink on a dark card: invert so the classifier always sees ink darker
             # than paper (gold turns blue-dark, silver turns grey-dark).
             patches = 255 - patches
+        if screen:
+            keep = load_screen().passes(patches)
+            r, s, patches, down, span = r[keep], s[keep], patches[keep], down[keep], span[keep]
         rank_parts.append(glyphs.centroids[r])
         suit_parts.append(glyphs.centroids[s])
         patch_parts.append(patches)

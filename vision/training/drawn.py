@@ -57,7 +57,7 @@ def _index_regions(truth: TruthCard, boxes: np.ndarray) -> list[tuple[np.ndarray
 def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: np.ndarray,
                  rng: np.random.Generator, keep_negatives: float
                  ) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    cand = find_candidates(image)
+    cand = find_candidates(image, screen=False)
     n = len(cand)
     if n == 0:
         return np.zeros((0, PATCH_SIZE, PATCH_SIZE, 3), np.uint8), []

@@ -65,7 +65,7 @@ def harvest_boxes(
                 image, inv = _turn(original, rng.uniform(-180, 180), rng.uniform(0.8, 1.3))
                 image = np.clip(image * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30), 0, 255)
                 image = image.astype(np.uint8)
-            cand = find_candidates(image)
+            cand = find_candidates(image, screen=False)
             group0 = next_group
             next_group += len(boxes)
             if len(cand) == 0:
@@ -141,7 +141,7 @@ def harvest_sets(
                 image, _ = _turn(original, rng.uniform(-180, 180), rng.uniform(0.7, 1.2))
                 image = np.clip(image * rng.uniform(0.6, 1.3) + rng.uniform(-30, 30), 0, 255)
                 image = image.astype(np.uint8)
-            cand = find_candidates(image)
+            cand = find_candidates(image, screen=False)
             xs.append(cand.patches)
             owner.append(np.full(len(cand), k, np.int64))
     if not xs:
