@@ -56,6 +56,8 @@ class CameraConfig:
     path: Path | None = None
     fps: float = 30.0
     loop: bool = False
+    # A taught deck (``cribbage-board vision teach``), for every source; None: the plain model.
+    deck: Path | None = None
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments for ``vision.sources.open_source(self.source, ...)``."""
@@ -248,8 +250,8 @@ def _camera(name: str, data: Mapping[str, Any], base: Path) -> CameraConfig:
         raise DeviceConfigError(f"{name}: [camera] source must be one of "
                                 f"{', '.join(CAMERA_SOURCES)}, not {source!r}")
     allowed = _CAMERA_KEYS[source]
-    _check_keys(name, "camera", data, {"source", *set().union(*_CAMERA_KEYS.values())})
-    for key in sorted(set(data) - {"source"} - allowed):
+    _check_keys(name, "camera", data, {"source", "deck", *set().union(*_CAMERA_KEYS.values())})
+    for key in sorted(set(data) - {"source", "deck"} - allowed):
         raise DeviceConfigError(f"{name}: [camera] key {key!r} does not apply to source "
                                 f"{source!r} (it takes: {', '.join(sorted(allowed))})")
     values: dict[str, Any] = {"source": source}
@@ -275,6 +277,12 @@ def _camera(name: str, data: Mapping[str, Any], base: Path) -> CameraConfig:
         values["fps"] = float(fps)
     if "loop" in data:
         values["loop"] = _flag(name, "camera", "loop", data["loop"])
+    if "deck" in data:
+        deck = data["deck"]
+        if not isinstance(deck, str) or not deck:
+            raise DeviceConfigError(f"{name}: [camera] deck must be the path of a deck profile "
+                                    f"(cribbage-board vision teach), not {deck!r}")
+        values["deck"] = base / deck
     return CameraConfig(**values)
 
 

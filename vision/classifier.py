@@ -17,15 +17,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
 
 from engine.cards import Card, Rank, Suit
 
-__all__ = ["MODEL_PATH", "PatchScores", "normalise", "classify", "load_model", "RANKS", "SUITS"]
+__all__ = [
+    "MODEL_PATH", "PatchScores", "Runner", "ScoreAdjuster", "normalise", "classify", "embed",
+    "load_model", "RANKS", "SUITS", "LOGITS_OUTPUT", "EMBEDDING_OUTPUT",
+]
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
+# The model's outputs: rank + suit logits, and the hidden layer deck teaching compares.
+LOGITS_OUTPUT = "logits"
+EMBEDDING_OUTPUT = "embedding"
 RANKS = tuple(Rank)
 SUITS = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
 NOT_INDEX_RANK = len(RANKS)
@@ -66,15 +73,39 @@ def normalise(patches: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
-Runner = Callable[[np.ndarray], np.ndarray]
+class ScoreAdjuster(Protocol):
+    """Changes a batch's scores in the light of its embeddings (a taught deck: ``vision.deck``)."""
+
+    def adjust(self, patches: np.ndarray, scores: PatchScores, embeddings: np.ndarray
+               ) -> PatchScores: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Runner:
+    """The loaded network: call it for the (n, 19) logits; ``outputs`` adds the embeddings.
+
+    Logits alone are what recognition without a taught deck needs; the (n, 128)
+    hidden layer (``embedding``, after its ReLU) is what deck teaching compares.
+    """
+
+    path: str
+    logits: Callable[[np.ndarray], np.ndarray]
+    both: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]] | None
+
+    def __call__(self, batch: np.ndarray) -> np.ndarray:
+        return self.logits(batch)
+
+    def outputs(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Logits (n, 19) and embeddings (n, hidden) of a float32 NCHW batch."""
+        if self.both is None:
+            raise OSError(f"card classifier {self.path} has no {EMBEDDING_OUTPUT!r} output: "
+                          f"run python -m vision.training.add_embedding_output on it")
+        return self.both(batch)
 
 
 @lru_cache(maxsize=4)
 def load_model(path: str = str(MODEL_PATH)) -> Runner:
-    """Loads the ONNX classifier once per process; a missing file is an ``OSError``.
-
-    Returns a function from a float32 NCHW batch to its (n, 19) logits.
-    """
+    """Loads the ONNX classifier once per process; a missing file is an ``OSError``."""
     if not Path(path).is_file():
         raise OSError(f"card classifier weights not found: {path}")
     try:
@@ -87,23 +118,40 @@ def load_model(path: str = str(MODEL_PATH)) -> Runner:
     options.inter_op_num_threads = 1
     session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     name = session.get_inputs()[0].name
+    first = session.get_outputs()[0].name
 
-    def run(batch: np.ndarray) -> np.ndarray:
-        return np.asarray(session.run(None, {name: batch})[0])
+    def logits(batch: np.ndarray) -> np.ndarray:
+        return np.asarray(session.run([first], {name: batch})[0])
 
-    return run
+    def both(batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        z, e = session.run([first, EMBEDDING_OUTPUT], {name: batch})
+        return np.asarray(z), np.asarray(e)
+
+    has_embedding = EMBEDDING_OUTPUT in {o.name for o in session.get_outputs()}
+    return Runner(path, logits, both if has_embedding else None)
 
 
 def _opencv_runner(path: str) -> Runner:
     net = cv2.dnn.readNetFromONNX(path)
     net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
     net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+    names = list(net.getUnconnectedOutLayersNames())
 
-    def run(batch: np.ndarray) -> np.ndarray:
+    def forward(batch: np.ndarray) -> dict[str, np.ndarray]:
+        # OpenCV 5's graph engine only runs a two-output model when asked for every output
+        # by name; a bare forward() would return just one of them.
         net.setInput(batch)
-        return np.asarray(net.forward())
+        return {n: np.asarray(o) for n, o in zip(names, net.forward(names), strict=True)}
 
-    return run
+    def logits(batch: np.ndarray) -> np.ndarray:
+        out = forward(batch)
+        return out.get(LOGITS_OUTPUT, out[names[0]])
+
+    def both(batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = forward(batch)
+        return out[LOGITS_OUTPUT], out[EMBEDDING_OUTPUT]
+
+    return Runner(path, logits, both if EMBEDDING_OUTPUT in names else None)
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -112,10 +160,32 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def classify(patches: np.ndarray, *, model_path: str = str(MODEL_PATH)) -> PatchScores:
-    """Scores a batch of upright index patches (n, 32, 32, 3) uint8."""
+def _scores(logits: np.ndarray) -> PatchScores:
+    return PatchScores(_softmax(logits[:, :14]), _softmax(logits[:, 14:19]))
+
+
+def classify(patches: np.ndarray, *, model_path: str = str(MODEL_PATH),
+             deck: ScoreAdjuster | None = None) -> PatchScores:
+    """Scores a batch of upright index patches (n, 32, 32, 3) uint8.
+
+    With ``deck`` (a taught deck, ``vision.deck.DeckProfile``) the network also
+    returns its embeddings and the deck adjusts the scores; without one the
+    path is exactly the logits-only one.
+    """
     n = patches.shape[0]
     if n == 0:
         return PatchScores(np.zeros((0, 14), np.float32), np.zeros((0, 5), np.float32))
-    logits = load_model(model_path)(normalise(patches)).reshape(n, -1)
-    return PatchScores(_softmax(logits[:, :14]), _softmax(logits[:, 14:19]))
+    if deck is None:
+        return _scores(load_model(model_path)(normalise(patches)).reshape(n, 19))
+    scores, embeddings = embed(patches, model_path=model_path)
+    return deck.adjust(patches, scores, embeddings)
+
+
+def embed(patches: np.ndarray, *, model_path: str = str(MODEL_PATH)
+          ) -> tuple[PatchScores, np.ndarray]:
+    """Scores a batch of index patches and returns their (n, hidden) float32 embeddings too."""
+    n = patches.shape[0]
+    batch = normalise(patches) if n else np.zeros((0, 3, *patches.shape[1:3]), np.float32)
+    logits, embeddings = load_model(model_path).outputs(batch)
+    embeddings = np.asarray(embeddings, np.float32)
+    return _scores(logits.reshape(n, 19)), embeddings.reshape(n, embeddings.shape[-1])

@@ -17,7 +17,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.candidates import IndexCandidates, find_candidates
-from vision.classifier import MODEL_PATH, PatchScores, classify
+from vision.classifier import MODEL_PATH, PatchScores, ScoreAdjuster, classify
 from vision.whole_cards import corner_patches, find_card_quads, read_card
 
 __all__ = ["Detection", "recognise", "DEFAULT_MIN_CONFIDENCE", "card_outline", "points_in_quad"]
@@ -141,10 +141,12 @@ def recognise(
     *,
     min_confidence: float = DEFAULT_MIN_CONFIDENCE,
     model_path: str = str(MODEL_PATH),
+    deck: ScoreAdjuster | None = None,
 ) -> list[Detection]:
     """Finds the face-up cards in a BGR frame; unreadable ones come back with ``card=None``.
 
-    Detections are sorted by confidence, highest first.
+    Detections are sorted by confidence, highest first. ``deck`` is the table's taught
+    deck (``vision.deck.DeckProfile``), which adjusts every patch's scores.
     """
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
         raise ValueError("recognise expects a BGR image array of shape (h, w, 3)")
@@ -153,7 +155,7 @@ def recognise(
     detections: list[Detection] = []
     outlines: list[np.ndarray] = []
     named: set[Card] = set()
-    for card, conf, quad in _whole_cards(image, model_path=model_path):
+    for card, conf, quad in _whole_cards(image, model_path=model_path, deck=deck):
         if conf >= min_confidence and card not in named:
             named.add(card)
             outlines.append(quad)
@@ -166,7 +168,7 @@ def recognise(
     if len(cand) == 0:
         detections.sort(key=lambda d: -d.confidence)
         return detections
-    scores = classify(cand.patches, model_path=model_path)
+    scores = classify(cand.patches, model_path=model_path, deck=deck)
     indices = _read_indices(cand, scores.rank, scores.suit)
     by_card: dict[Card, list[_Index]] = {}
     unknown: list[_Index] = []
@@ -194,7 +196,8 @@ def recognise(
     return detections
 
 
-def _whole_cards(image: np.ndarray, *, model_path: str) -> list[tuple[Card, float, np.ndarray]]:
+def _whole_cards(image: np.ndarray, *, model_path: str, deck: ScoreAdjuster | None = None
+                 ) -> list[tuple[Card, float, np.ndarray]]:
     """Cards read whole from their outline: (card, confidence, corners upright)."""
     out: list[tuple[Card, float, np.ndarray]] = []
     quads = find_card_quads(image)
@@ -204,7 +207,7 @@ def _whole_cards(image: np.ndarray, *, model_path: str) -> list[tuple[Card, floa
     sizes = [len(p[0]) for p in parts]
     if sum(sizes) == 0:
         return out
-    scores = classify(np.concatenate([p[0] for p in parts]), model_path=model_path)
+    scores = classify(np.concatenate([p[0] for p in parts]), model_path=model_path, deck=deck)
     start = 0
     for (_, ids, orients), n in zip(parts, sizes, strict=True):
         if n:

@@ -89,14 +89,25 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             camera = config.camera
             parts.source = open_source(camera.source, **camera.options())
             parts.recognise = recognise
+            if camera.deck is not None:
+                from functools import partial
+
+                from vision.deck import DeckError, load_profile
+
+                try:
+                    profile = load_profile(camera.deck)
+                except DeckError as exc:
+                    raise ValueError(f"config [camera] deck: {exc}") from None
+                parts.recognise = partial(recognise, deck=profile)
             zones = _zones(config)
             parts.tracker = CardTracker(frame_size=camera.size, zones=zones)
             where = {"replay": f"replay {camera.path}", "opencv": f"opencv device {camera.device}",
                      "picamera2": "picamera2"}[camera.source]
             calibrated = "zones calibrated" if zones is not None else \
                 "zones NOT calibrated: cards are seen but not placed"
+            taught = f", taught deck {camera.deck}" if camera.deck is not None else ""
             parts.lines.append(f"camera: {where} ({camera.size[0]}x{camera.size[1]}, "
-                               f"{calibrated})")
+                               f"{calibrated}{taught})")
         else:
             parts.lines.append("camera: none (no [camera] table): buttons and manual entry only")
 

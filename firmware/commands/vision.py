@@ -1,4 +1,4 @@
-"""``cribbage-board vision``: score the card recogniser on labelled photos, or draw it."""
+"""``cribbage-board vision``: score the recogniser on labelled photos, draw it, teach a deck."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ __all__ = ["register"]
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("vision", help="card recognition: eval on photos, show one")
+    parser = subparsers.add_parser("vision", help="card recognition: eval on photos, show one, "
+                                                 "teach a deck")
     sub = parser.add_subparsers(dest="vision_command", required=True,
                                 parser_class=type(parser))
     ev = sub.add_parser("eval", help="score recognition on DIR (images + labels.json)")
@@ -25,15 +26,29 @@ def register(subparsers: Any) -> None:
     sh.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.png")
     sh.add_argument("--json", action="store_true", help="also print the detections as JSON")
     sh.add_argument("--min-confidence", type=float, default=None)
+    sh.add_argument("--deck", type=Path, metavar="DECK.npz",
+                    help="a deck profile from `vision teach`")
     sh.set_defaults(handler=_show)
+    te = sub.add_parser("teach", help="learn the table's own deck from photos of it laid out")
+    te.add_argument("photos", type=Path, nargs="+", metavar="PHOTO")
+    te.add_argument("--cards", action="append", metavar='"AS 2S ..."',
+                    help="the cards of a photo in reading order (once per photo)")
+    te.add_argument("--suit", action="append", metavar="S",
+                    help="the photo shows ace to king of this suit in reading order "
+                         "(once per photo)")
+    te.add_argument("-o", "--out", type=Path, required=True, metavar="DECK.npz")
+    te.add_argument("--json", action="store_true", help="print one JSON object")
+    te.set_defaults(handler=_teach)
 
 
-def _min_conf(args: argparse.Namespace) -> dict[str, float]:
+def _min_conf(args: argparse.Namespace) -> float:
+    from vision.detection import DEFAULT_MIN_CONFIDENCE
+
     if args.min_confidence is None:
-        return {}
+        return DEFAULT_MIN_CONFIDENCE
     if not 0.0 <= args.min_confidence <= 1.0:
         raise ValueError(f"--min-confidence must be between 0 and 1, got {args.min_confidence}")
-    return {"min_confidence": args.min_confidence}
+    return float(args.min_confidence)
 
 
 def _eval(args: argparse.Namespace) -> int:
@@ -42,7 +57,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     if not (args.dir / "labels.json").is_file():
         raise ValueError(f"no labels.json in {str(args.dir)!r}")
-    result = evaluate(args.dir, split=args.split, **_min_conf(args))
+    result = evaluate(args.dir, split=args.split, min_confidence=_min_conf(args))
     if args.json:
         print_json(result)
     else:
@@ -66,7 +81,12 @@ def _show(args: argparse.Namespace) -> int:
         raise ValueError(f"cannot read image {str(args.image)!r}")
     if args.output.suffix.lower() != ".png":
         raise ValueError(f"output must be a .png file, got {str(args.output)!r}")
-    detections = recognise(image, **_min_conf(args))
+    deck = None
+    if args.deck is not None:
+        from vision.deck import load_profile
+
+        deck = load_profile(args.deck)
+    detections = recognise(image, deck=deck, min_confidence=_min_conf(args))
     drawn = draw_detections(image, detections)
     ok, data = cv2.imencode(".png", drawn)
     if not ok:
@@ -80,4 +100,33 @@ def _show(args: argparse.Namespace) -> int:
     else:
         names = [str(d.card) if d.card is not None else "?" for d in detections]
         print(f"{len(detections)} cards: {' '.join(names)} -> {args.output}")
+    return 0
+
+
+def _teach(args: argparse.Namespace) -> int:
+    import cv2
+
+    from firmware.cli import print_json
+    from vision.deck import TeachPhoto, photo_cards, teach
+
+    given = [("--cards", c, None) for c in args.cards or []] + [
+        ("--suit", None, s) for s in args.suit or []]
+    if args.cards and args.suit:
+        raise ValueError("give either --cards or --suit for the photos, not both")
+    if len(given) != len(args.photos):
+        raise ValueError(f"{len(args.photos)} photos need {len(args.photos)} --cards or --suit, "
+                         f"got {len(given)}")
+    if args.out.suffix.lower() != ".npz":
+        raise ValueError(f"output must be a .npz file, got {str(args.out)!r}")
+    photos = [TeachPhoto(str(path), cv2.imread(str(path), cv2.IMREAD_COLOR),
+                         photo_cards(cards=cards, suit=suit))
+              for path, (_, cards, suit) in zip(args.photos, given, strict=True)]
+    profile = teach(photos)
+    profile.save(args.out)
+    summary = {"output": str(args.out), "photos": [p.name for p in photos], **profile.summary()}
+    if args.json:
+        print_json(summary)
+    else:
+        print(f"taught {summary['cards_taught']} cards ({summary['patches']} index patches) "
+              f"from {len(photos)} photos -> {args.out}")
     return 0

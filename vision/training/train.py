@@ -26,7 +26,7 @@ import torch
 import torch.nn as nn
 
 from engine.cards import Card
-from vision.classifier import MODEL_PATH, normalise
+from vision.classifier import EMBEDDING_OUTPUT, LOGITS_OUTPUT, MODEL_PATH, normalise
 from vision.datasets import datasets_root, load_labels
 from vision.training.drawn import harvest_scenes
 from vision.training.harvest import card_labels, harvest_boxes, harvest_sets
@@ -50,6 +50,20 @@ class IndexNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.trunk(x)
+
+
+class _WithEmbedding(nn.Module):
+    """Exports ``net`` with two outputs: its logits, and the hidden layer after its ReLU,
+    which deck teaching (``vision.deck``) compares; the logits are the same computation."""
+
+    def __init__(self, net: IndexNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        layers = self.net.trunk
+        hidden = layers[:-2](x)  # up to the hidden ReLU; next come Dropout and the last Linear
+        return layers[-1](layers[-2](hidden)), hidden
 
 
 def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -243,9 +257,11 @@ def main() -> None:
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, 32, 32)
-    torch.onnx.export(net, (dummy,), str(args.out), input_names=["patch"], output_names=["logits"],
-                      dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}}, opset_version=13,
-                      dynamo=False)
+    torch.onnx.export(_WithEmbedding(net).eval(), (dummy,), str(args.out), input_names=["patch"],
+                      output_names=[LOGITS_OUTPUT, EMBEDDING_OUTPUT],
+                      dynamic_axes={"patch": {0: "n"}, LOGITS_OUTPUT: {0: "n"},
+                                    EMBEDDING_OUTPUT: {0: "n"}},
+                      opset_version=13, dynamo=False)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes, {time.time() - t0:.0f}s)")
 
 

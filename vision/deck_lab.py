@@ -1,0 +1,121 @@
+"""Drawn decks for measuring deck teaching: layout photos to teach from, deals to test on.
+
+Deck teaching (``vision.deck``) is for decks the recogniser reads badly, and a
+drawn deck is the one place where that can be measured exactly. Besides the
+``vision.cardart`` styles this draws one kind of deck the network was never
+shown: French court cards, whose indices print V (valet), D (dame) and R (roi)
+for the jack, queen and king. The recogniser cannot know that R is a king; a
+taught deck can.
+
+Used by ``tests/test_vision_teach.py`` and ``benchmarks/vision_teach.py``; the
+device never imports it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.cards import Card, Rank
+from engine.simulate import deal_cards
+
+# The index geometry and text drawing of the drawn decks, so a repainted rank sits exactly
+# where cardart prints it.
+from vision.cardart import (  # noqa: PLC2701
+    _INDEX_X,
+    _RANK_H,
+    _RANK_Y,
+    CardStyle,
+    _put_text_centred,
+    render_back,
+    render_card,
+)
+from vision.scene import Placed, SceneRenderer, SceneSettings, Script, Step, TableLayout
+
+__all__ = ["DrawnDeck", "DeckSceneRenderer", "layout_photo", "deal_renderer", "FRENCH_COURTS"]
+
+FRENCH_COURTS = {Rank.JACK: "V", Rank.QUEEN: "D", Rank.KING: "R"}
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnDeck:
+    """A cardart style, optionally with French court indices (V, D, R)."""
+
+    style: CardStyle
+    french: bool = False
+
+    def render(self, card: Card, height: int) -> np.ndarray:
+        """The card's face, BGRA, as ``vision.cardart.render_card`` draws it."""
+        art = render_card(card, height=height, style=self.style)
+        letter = FRENCH_COURTS.get(card.rank) if self.french else None
+        if letter is None:
+            return art
+        for turned in (False, True):
+            # The second index is the first turned 180 degrees: repaint it the same way.
+            face = np.ascontiguousarray(art[::-1, ::-1, :3] if turned else art[:, :, :3])
+            _repaint_rank(face, letter, card, float(height), self.style)
+            art[:, :, :3] = face[::-1, ::-1] if turned else face
+        return art
+
+
+def _repaint_rank(face: np.ndarray, letter: str, card: Card, h: float, style: CardStyle) -> None:
+    s = style.index_scale
+    cx, cy = _INDEX_X * h, _RANK_Y * s * h + 0.01 * h
+    x0, x1 = round(cx - 0.06 * s * h), round(cx + 0.06 * s * h)
+    y0, y1 = round(cy - 0.055 * s * h), round(cy + 0.042 * s * h)
+    face[max(0, y0):y1, max(1, x0):x1] = style.paper
+    _put_text_centred(face, letter, (cx, cy), _RANK_H * s * h, style.font, style.weight,
+                      style.ink(card.suit))
+
+
+class DeckSceneRenderer(SceneRenderer):
+    """``vision.scene.SceneRenderer`` that draws its faces from a ``DrawnDeck``."""
+
+    def __init__(self, script: Script, *, rng: np.random.Generator, deck: DrawnDeck,
+                 settings: SceneSettings) -> None:
+        super().__init__(script, rng=rng, settings=settings)
+        self.deck = deck
+
+    def _artwork(self, placed: Placed) -> np.ndarray:
+        key = (placed.card, placed.face_up)
+        if key not in self._art:
+            height = self._card_px
+            self._art[key] = (self.deck.render(placed.card, height)
+                              if placed.face_up and placed.card is not None
+                              else render_back(height=height, style=self.deck.style))
+        return self._art[key]
+
+
+def layout_photo(cards: Sequence[Card], deck: DrawnDeck, *, seed: int,
+                 per_row: int = 7) -> np.ndarray:
+    """A 1280x720 photo of ``cards`` lying face up apart, in rows, in reading order."""
+    rnd = random.Random(seed)
+    layout = TableLayout.for_players(2, card_height=0.24)
+    w, h = layout.size
+    rows = (len(cards) + per_row - 1) // per_row
+    gap_x = 1.3 * layout.card_width
+    gap_y = 1.3 * layout.card_height
+    placed = []
+    for k, card in enumerate(cards):
+        row, col = divmod(k, per_row)
+        in_row = min(per_row, len(cards) - row * per_row)
+        x = w / 2 + (col - (in_row - 1) / 2) * gap_x + rnd.gauss(0, 4)
+        y = h / 2 + (row - (rows - 1) / 2) * gap_y + rnd.gauss(0, 4)
+        placed.append(Placed(card, "Ann", True, (x, y), rnd.gauss(0, 3), k + 1))
+    script = Script(("Ann", "Bob"), layout, (Step("layout", tuple(placed)),))
+    settings = SceneSettings(frames_per_step=1, hand_frames=0, style=deck.style)
+    renderer = DeckSceneRenderer(script, rng=np.random.default_rng(seed), deck=deck,
+                                 settings=settings)
+    return renderer.render(0).image
+
+
+def deal_renderer(deck: DrawnDeck, seed: int, *, frames_per_step: int = 2) -> SceneRenderer:
+    """A drawn two-player deal (``Script.from_deal``) with ``deck``'s cards."""
+    rnd = random.Random(seed)
+    script = Script.from_deal(deal_cards(rnd, 2, 0), ("Ann", "Bob"), rnd)
+    settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=1, style=deck.style)
+    return DeckSceneRenderer(script, rng=np.random.default_rng(seed), deck=deck,
+                             settings=settings)
