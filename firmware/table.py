@@ -222,6 +222,10 @@ class TableFlow:
         if isinstance(item, CardAppeared):
             return self._card(item.card, self._seated(item.zone), game)
         if isinstance(item, ManualCard):
+            if not (game.phase == "deal" and game.turn is None):
+                # Typed in after the cut: the players say it is play, whatever the camera
+                # last saw of the cut (a cut card it never read is never reported gone).
+                self._lying.discard(item.card)
             return self._card(item.card, item.zone, game)
         if isinstance(item, CardRemoved):
             zone = self._seated(item.zone)
@@ -234,6 +238,7 @@ class TableFlow:
         if isinstance(item, ZoneComplete):
             return self._spread(self._seated(item.zone), item.cards, item.at, game)
         if isinstance(item, ManualSpread):
+            self._lying.difference_update(item.cards)
             return self._spread(item.zone, item.cards, item.at, game)
         if isinstance(item, NewMatch):
             return self._new_match(item)

@@ -58,8 +58,12 @@ def test_run_with_a_replay_camera_says_so(tmp_path: Path,
 def test_demo_plays_a_whole_game_and_writes_pictures(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "demo"
-    assert main(["demo", "--players", "3", "--seed", "4", "--out", str(out), "--json"]) == 0
+    # The scripted camera: the flow and the pictures (tests/test_firmware_demo_vision.py
+    # films whole games through the recogniser).
+    assert main(["demo", "--players", "3", "--seed", "4", "--out", str(out), "--camera",
+                 "scripted", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
+    assert report["camera"] == "scripted" and "scripted" in report["vision"]
     assert report["finished"] and report["winner"] in ("Ann", "Bob", "Cat")
     assert report["rejected"] == []
     assert max(s["score"] for s in report["sides"]) == 121
@@ -69,6 +73,14 @@ def test_demo_plays_a_whole_game_and_writes_pictures(
 
 def test_demo_prints_the_count_as_it_goes(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--seed", "1", "--out", str(tmp_path), "--max-seconds", "30"]) == 0
+    assert main(["demo", "--seed", "1", "--out", str(tmp_path), "--camera", "scripted",
+                 "--max-seconds", "30"]) == 0
     out = capsys.readouterr().out
     assert "'s hand: fifteen two" in out and "'s crib: " in out and " wins" in out
+
+
+def test_demo_frames_need_the_vision_camera(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--camera", "scripted", "--frames", str(tmp_path / "f"),
+                 "--out", str(tmp_path)]) == 2
+    assert "--frames needs --camera vision" in capsys.readouterr().err

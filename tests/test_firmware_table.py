@@ -126,6 +126,19 @@ def test_the_lowest_cut_deals_and_the_cut_cards_are_not_play() -> None:
     assert table.types() == ["new_game", "deal", "starter"]
 
 
+def test_a_cut_card_typed_in_the_play_is_play_even_if_never_seen_gathered() -> None:
+    # The camera never read Ann's cut card, so it never reports it picked up; typed in
+    # during the play it is what the players say it is: a card laid.
+    table = Table()
+    table.do(ManualCard(Card.parse("7H"), "Ann", 0.0))
+    table.lay("3S", "Bob")
+    table.lay("QH", "starter")
+    table.lay("7H", "Ann")  # still "lying from the cut" for the camera
+    assert table.types() == ["new_game", "deal", "starter"]
+    table.do(ManualCard(Card.parse("7H"), "Ann", 1.0))
+    assert table.log[-1] == {"type": "play", "player": "Ann", "card": "7H"}
+
+
 def test_a_tie_for_lowest_recuts_between_the_tied_players_aces_low() -> None:
     table = Table(("Ann", "Bob", "Cat"))
     table.lay("4H", "Ann")

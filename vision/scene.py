@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -172,10 +172,13 @@ class Script:
 
     @classmethod
     def from_deal(cls, deal: DealScript, players: Sequence[str], rng: random.Random, *,
-                  layout: TableLayout | None = None, turn_down: bool = True) -> Script:
+                  layout: TableLayout | None = None, turn_down: bool = True,
+                  plays: Sequence[tuple[int, Card]] | None = None) -> Script:
         """The deal as a table sees it: cut, starter, each card laid, counts turned down, shows.
 
         ``rng`` plays the cards (``engine.simulate.play_order``) and jitters where they land.
+        ``plays`` ((seat, card) in the order laid) films a play that already happened, such
+        as a simulated game's log, instead; it may stop short when that game ended mid-play.
         """
         players = tuple(players)
         if len(players) != len(deal.hands):
@@ -194,9 +197,10 @@ class Script:
         count = 0
         laid: list[list[Placed]] = [[] for _ in players]
         counting: list[Placed] = []
-        for kind, seat, card in play_order(deal, rng):
-            if kind != "play" or card is None:
-                continue
+        if plays is None:
+            plays = [(seat, card) for kind, seat, card in play_order(deal, rng)
+                     if kind == "play" and card is not None]
+        for seat, card in plays:
             if count + card.value > 31:
                 count = b.end_count(counting, turn_down)
             placed = b.lay_fan(card, seat, len(laid[seat]))
@@ -220,6 +224,64 @@ class Script:
         b.lay_spread(list(deal.crib), CRIB, layout.crib, 0.0)
         b.commit(f"crib: {' '.join(map(str, deal.crib))}", actor=deal.dealer, target=layout.crib)
         return cls(players, layout, tuple(b.steps))
+
+    @classmethod
+    def cut_for_deal(cls, cards: Mapping[str, Card], players: Sequence[str], rng: random.Random,
+                     *, layout: TableLayout | None = None) -> Script:
+        """A new match's cut for the deal: each player in turn lays the card they cut face up
+        in their own area (as ``firmware.table`` asks), then the cut cards are gathered."""
+        players = tuple(players)
+        if set(cards) != set(players):
+            raise SceneError(f"a cut needs one card per player {list(players)!r}, "
+                             f"not {sorted(cards)!r}")
+        layout = layout or TableLayout.for_players(len(players))
+        b = _Builder(players, layout, rng)
+        b.lay_deck()
+        for seat, name in enumerate(players):
+            centre, angle = layout.anchor(name, players)
+            placed = b.add(cards[name], name, centre, angle + rng.gauss(0, 4), face_up=True,
+                           jitter=0.03)
+            b.commit(f"{name} cuts {cards[name]}", actor=seat, target=placed.centre)
+        b.remove(lambda p: p.zone in players)
+        b.commit("cut cards gathered")
+        return cls(players, layout, tuple(b.steps))
+
+    @classmethod
+    def join(cls, parts: Sequence[Script]) -> Script:
+        """One timeline from several at the same table (a cut, then deal after deal)."""
+        if not parts:
+            raise SceneError("nothing to join: no scripts")
+        first = parts[0]
+        for part in parts[1:]:
+            if part.players != first.players or part.layout != first.layout:
+                raise SceneError(f"scripts at different tables cannot be joined: "
+                                 f"{list(first.players)!r} and {list(part.players)!r}")
+        return cls(first.players, first.layout, tuple(s for part in parts for s in part.steps))
+
+    def relaid(self, step: Step, cards: Collection[Card], rng: random.Random) -> Step:
+        """``step`` with ``cards`` picked up and laid again, square to their area and on top:
+        what a player does when the board cannot read a card. The card lands about where it
+        was, so the tracker follows it as the same card."""
+        ch = self.layout.card_height
+        top = max((p.layer for p in step.cards), default=0)
+        moved: list[Placed] = []
+        out = []
+        for p in step.cards:
+            if p.card in cards and p.face_up:
+                _, angle = self.layout.anchor(p.zone, self.players)
+                top += 1
+                p = replace(p, centre=(p.centre[0] + rng.gauss(0, 0.015 * ch),
+                                       p.centre[1] + rng.gauss(0, 0.015 * ch)),
+                            angle=angle + rng.gauss(0, 1.0), layer=top)
+                moved.append(p)
+            out.append(p)
+        if not moved:
+            return step
+        zone = moved[0].zone
+        actor = self.players.index(zone) if zone in self.players else step.actor
+        names = " ".join(str(p.card) for p in moved)
+        return Step(f"{step.label} (re-laid {names})", tuple(sorted(out, key=lambda p: p.layer)),
+                    actor, moved[0].centre)
 
     @classmethod
     def calibration(cls, players: Sequence[str], rng: random.Random, *,
@@ -398,6 +460,7 @@ class SceneRenderer:
         # Cards are drawn about as tall as they appear, so warping barely resamples them.
         self._card_px = max(48, round(script.layout.card_height * sy))
         self._art: dict[tuple[Card | None, bool], np.ndarray] = {}
+        self._full: dict[str, np.ndarray] | None = None
 
     # -- geometry ----------------------------------------------------------------------------
 
@@ -439,10 +502,21 @@ class SceneRenderer:
         """Frame ``index``: the step it belongs to, a hand while a card is being laid."""
         if not 0 <= index < self.frame_count:
             raise SceneError(f"frame {index!r} is outside 0..{self.frame_count - 1}")
+        step_no, within = divmod(index, self.settings.frames_per_step)
+        return self.render_step(self.script.steps[step_no], key=index, within=within,
+                                step_no=step_no)
+
+    def render_step(self, step: Step, *, key: int, within: int, step_no: int = -1
+                    ) -> SceneFrame:
+        """A frame of any table state, such as ``Script.relaid``'s, at this table.
+
+        ``key`` seeds the frame's randomness (``render`` uses the frame index, so keys from
+        ``frame_count`` up draw frames no script frame repeats); ``within`` is the frame's
+        place in its step, which decides whether the laying hand is still in the picture.
+        """
         settings = self.settings
-        step_no, within = divmod(index, settings.frames_per_step)
-        step = self.script.steps[step_no]
-        rng = np.random.default_rng((self._seed, index + 1))
+        index = key
+        rng = np.random.default_rng((self._seed, key + 1))
         w, h = self.size
         image = self._table.copy()
         quads = [self.to_frame(self.script.layout.outline(p.centre, p.angle))
@@ -552,13 +626,23 @@ class SceneRenderer:
         shadow = cv2.warpAffine(shadow, shift, (w // 4, h // 4))
         self._darken(image, shadow, 0.45, blur=0.02 * h / 4)
         skin = np.array(self._skin, np.float32) * rng.uniform(0.95, 1.05)
+        # Only the arm's box is painted (with room for the blurs): a frame's worth of float
+        # arithmetic per hand frame was most of the time it took to draw one.
+        bx, by, bw, bh = cv2.boundingRect(mask)
+        if bw == 0 or bh == 0:
+            return mask
+        pad = math.ceil(3 * 0.03 * h) + 2
+        x0, y0, x1, y1 = max(0, bx - pad), max(0, by - pad), min(w, bx + bw + pad), \
+            min(h, by + bh + pad)
+        arm_mask, sleeve_mask = mask[y0:y1, x0:x1], sleeve[y0:y1, x0:x1]
+        region = image[y0:y1, x0:x1]
         # Rounded limbs: lighter along the middle, darker at the sides.
-        core = cv2.GaussianBlur(mask, (0, 0), 0.03 * h).astype(np.float32) / 255.0
+        core = cv2.GaussianBlur(arm_mask, (0, 0), 0.03 * h).astype(np.float32) / 255.0
         shade = (0.7 + 0.35 * core)[..., None]
-        colour = np.where((sleeve > 127)[..., None], np.array(self._sleeve, np.float32),
+        colour = np.where((sleeve_mask > 127)[..., None], np.array(self._sleeve, np.float32),
                           skin[None, None, :]) * shade
-        alpha = (cv2.GaussianBlur(mask, (0, 0), 0.8).astype(np.float32) / 255.0)[..., None]
-        image[:] = (colour * alpha + image * (1 - alpha)).astype(np.uint8)
+        alpha = (cv2.GaussianBlur(arm_mask, (0, 0), 0.8).astype(np.float32) / 255.0)[..., None]
+        region[:] = (colour * alpha + region * (1 - alpha)).astype(np.uint8)
         return mask
 
     def _film(self, image: np.ndarray, index: int, rng: np.random.Generator) -> np.ndarray:
@@ -569,17 +653,33 @@ class SceneRenderer:
         gain = 1.0 + s.light_drift * (math.sin(0.5 * t + ph[0]) + 0.3 * rng.normal())
         warmth = 0.06 * math.sin(0.23 * t + ph[1])
         balance = np.array([1 - warmth, 1.0, 1 + warmth], np.float32) * gain
-        out = image.astype(np.float32) * self._light[..., None] * balance
-        if self._glare is not None:
-            out += self._glare[..., None] * (0.8 + 0.2 * math.sin(0.7 * t + ph[2]))
+        # Whole-frame float arithmetic is most of a frame's drawing time: OpenCV's fused,
+        # in-place operations on full-size layers made once per scene.
+        full = self._full_layers()
+        out = cv2.multiply(image, full["light"], dtype=cv2.CV_32F)
+        np.multiply(out, balance, out=out)
+        if "glare" in full:
+            cv2.scaleAdd(full["glare"], 0.8 + 0.2 * math.sin(0.7 * t + ph[2]), out, dst=out)
         sigma = s.blur * self.size[1] / 720 * rng.uniform(0.35, 1.0)
         if sigma > 0.2:
             out = cv2.GaussianBlur(out, (0, 0), sigma)
         if s.noise > 0:
-            noise = self._noise[int(rng.integers(len(self._noise)))]
-            h, w = out.shape[:2]
-            out += cv2.resize(noise, (w, h), interpolation=cv2.INTER_NEAREST) * s.noise
-        return np.clip(out, 0, 255).astype(np.uint8)
+            noise = full[f"noise{int(rng.integers(len(self._noise)))}"]
+            cv2.scaleAdd(noise, s.noise, out, dst=out)
+        np.clip(out, 0, 255, out=out)
+        return out.astype(np.uint8)
+
+    def _full_layers(self) -> dict[str, np.ndarray]:
+        """The light, glare and noise layers at full size with three channels (made once)."""
+        if self._full is None:
+            w, h = self.size
+            full = {"light": cv2.merge([self._light] * 3)}
+            if self._glare is not None:
+                full["glare"] = cv2.merge([self._glare.astype(np.float32)] * 3)
+            for k, noise in enumerate(self._noise):
+                full[f"noise{k}"] = cv2.resize(noise, (w, h), interpolation=cv2.INTER_NEAREST)
+            self._full = full
+        return self._full
 
     def _truth(self, step: Step, quads: Sequence[np.ndarray], hand: np.ndarray | None
                ) -> tuple[TruthCard, ...]:

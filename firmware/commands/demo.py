@@ -1,20 +1,23 @@
 """``cribbage-board demo``: a whole game played through the device's loop on a laptop.
 
-``engine.simulate`` deals and plays a legal random game; ``table_script``
-turns its log into what the tracker would report at a real table (the cut,
-the starter, each card laid in its player's area, the hands and the crib
-spread out, the cards picked up) and a ``ScriptedTracker`` hands those facts
-to the real ``DeviceLoop``: real ``TableFlow``, real event store, real
-renderer and the LED simulator. The demo prints the count as the board would
-speak it and writes pictures of the board at a few moments.
+``engine.simulate`` deals and plays a legal random game (the truth). By
+default (``--camera vision``) a drawn table films it: ``firmware.demo_table``
+scripts the cut and every deal with the game's true cards, ``vision.scene``
+draws the frames, and the real ``DeviceLoop`` reads them with the real
+recogniser and ``CardTracker``, then the real ``TableFlow``, event store,
+renderer and LED simulator. When the board misses a card the demo's players
+straighten it and, if need be, type it in on the phone page's inputs, and
+the report counts how many cards the camera read and how many went in by
+hand. The demo prints the count as the board would speak it and writes
+pictures of the board at a few moments (``--frames DIR``: camera frames too).
+
+``--camera scripted`` skips the pictures: ``table_script`` turns the log into
+what the tracker would report at a real table and a ``ScriptedTracker``
+hands those facts to the loop, a quick way to try the flow.
 
 With ``--web PORT`` the phone page serves the game as it is played (a step
 every ``--step-seconds``), and stays up after it until Ctrl-C, so the
 controls can be tried on a laptop.
-
-The camera and the recogniser are stood in for here: no scene generator
-(``vision/scene.py``) was available when this was written, so the tracker's
-facts are scripted rather than read from rendered frames.
 """
 
 from __future__ import annotations
@@ -23,18 +26,18 @@ import argparse
 import random
 import tempfile
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from engine.cards import DECK, Card
+from engine.cards import Card
 from firmware.cli import UsageError, print_json
 
-__all__ = ["register", "run", "table_script", "ScriptedTracker", "BlankCamera", "SteppedClock",
-           "Step", "PLAYERS"]
+__all__ = ["register", "run", "table_script", "ScriptedTracker", "ScriptedTable", "BlankCamera",
+           "SteppedClock", "Step", "PLAYERS"]
 
 PLAYERS = ("Ann", "Bob", "Cat", "Dan")
 
@@ -115,6 +118,7 @@ def table_script(events: Sequence[Mapping[str, Any]], *, rng: random.Random) -> 
     the spread) that makes the device store it. New games of a match need no
     step: the next starter starts them.
     """
+    from firmware.demo_table import cut_cards
     from vision.tracker import CardAppeared, CardRemoved, ZoneComplete
 
     players: list[str] = []
@@ -131,7 +135,7 @@ def table_script(events: Sequence[Mapping[str, Any]], *, rng: random.Random) -> 
             players = list(event["players"])
         elif kind == "deal" and "dealer" in event:
             dealer = str(event["dealer"])
-            cut = _cut_cards(players, dealer, rng)
+            cut = cut_cards(players, dealer, rng)
             steps += [Step((CardAppeared(cut[p], p, (), 0.0),)) for p in players]
             steps.append(Step(tuple(CardRemoved(cut[p], p, 0.0) for p in players)))
         elif kind == "starter":
@@ -154,17 +158,59 @@ def table_script(events: Sequence[Mapping[str, Any]], *, rng: random.Random) -> 
     return steps
 
 
-def _cut_cards(players: Sequence[str], dealer: str, rng: random.Random) -> dict[str, Card]:
-    """Cards for a cut that ``dealer`` wins: strictly the lowest rank."""
-    deck = list(DECK)
-    rng.shuffle(deck)
-    low = next(c for c in deck if c.rank < 13 - len(players))
-    cut = {dealer: low}
-    rest = iter(c for c in deck if c.rank > low.rank)
-    for p in players:
-        if p != dealer:
-            cut[p] = next(rest)
-    return cut
+# -- the table the demo plays at ---------------------------------------------------------------
+
+
+class ScriptedTable:
+    """``--camera scripted``: the tracker's facts handed over from the log, no frames drawn.
+
+    Quick, and exact, so it tries the flow rather than the camera.
+    """
+
+    kind = "scripted"
+    vision = "scripted tracker events (no frames: --camera vision films the table)"
+
+    def __init__(self, truth: Sequence[Mapping[str, Any]], *, clock: SteppedClock,
+                 rng: random.Random) -> None:
+        self.steps = table_script(truth, rng=rng)
+        self.clock = clock
+        self.camera = BlankCamera(clock)
+        self.tracker = ScriptedTracker()
+
+    @staticmethod
+    def recognise(image: Any) -> list[Any]:
+        return []
+
+    def play(self, loop: Any) -> Iterator[Step]:
+        from firmware.table import ButtonAction
+
+        for step in self.steps:
+            if step.press is not None:
+                loop.feed([ButtonAction(step.press, step.value, self.clock())])
+            else:
+                self.tracker.push(step.seen)
+            loop.step()
+            yield step
+
+    def report(self) -> dict[str, Any]:
+        return {}
+
+
+def _vision_table(truth: Sequence[Mapping[str, Any]], *, clock: SteppedClock,
+                  rng: random.Random, seed: int, frames: Path | None) -> Any:
+    """``--camera vision``: the game filmed at a drawn table and read by the recogniser."""
+    from firmware.demo_table import VisionTable
+
+    class Filmed(VisionTable):
+        kind = "vision"
+        vision = ("drawn table frames (vision.scene) -> vision.detection.recognise -> "
+                  "CardTracker; missed cards straightened, then typed in as on the phone page")
+
+        def report(self) -> dict[str, Any]:
+            return {**self.tally.to_json(), "frames_saved": self.pictures}
+
+    return Filmed(truth, clock=clock, rng=rng, scene_rng=np.random.default_rng(seed),
+                  frames_dir=frames)
 
 
 # -- the command -------------------------------------------------------------------------------
@@ -181,6 +227,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--store", type=Path,
                         help="event store to write (default: a temporary file)")
     parser.add_argument("--target", type=int, choices=(61, 121), default=121)
+    parser.add_argument("--camera", choices=("vision", "scripted"), default="vision",
+                        help="vision (default): film a drawn table and read it with the card "
+                             "recogniser; scripted: hand the loop the tracker's facts (fast)")
+    parser.add_argument("--frames", type=Path, metavar="DIR",
+                        help="with --camera vision, keep camera frames with the cards found "
+                             "outlined: each deal's crib and every frame a card was missed in")
     parser.add_argument("--max-seconds", type=float,
                         help="stop early after this much wall time (the game may be unfinished)")
     parser.add_argument("--quiet", action="store_true", help="print only the result")
@@ -210,13 +262,24 @@ def run(args: argparse.Namespace) -> int:
     rules: dict[str, Any] = {"target": args.target}
     if args.players == 4:
         rules["partnership"] = True
-    rng = random.Random(args.seed)
-    events = simulate_game(rng, players, rules)
-    script = table_script(events, rng=rng)
+    if args.frames is not None and args.camera != "vision":
+        raise UsageError("--frames needs --camera vision")
+    if args.web is not None and not 0 <= args.web <= 65535:
+        raise UsageError(f"--web must be a port number, not {args.web!r}")
+    pause = args.step_seconds if args.step_seconds is not None else (
+        0.5 if args.web is not None else 0.0)
+    if pause < 0:
+        raise UsageError(f"--step-seconds must not be negative, not {pause!r}")
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create --out {str(args.out)!r}: {exc.strerror or exc}") from None
+    rng = random.Random(args.seed)
+    events = simulate_game(rng, players, rules)
+    clock = SteppedClock()
+    table: Any = (ScriptedTable(events, clock=clock, rng=rng) if args.camera == "scripted" else
+                  _vision_table(events, clock=clock, rng=rng, seed=args.seed,
+                                frames=args.frames))
 
     said: list[str] = []
     rejected: list[str] = []
@@ -229,19 +292,10 @@ def run(args: argparse.Namespace) -> int:
             if not args.quiet and not args.json:
                 print(item.text, flush=True)
 
-    if args.web is not None and not 0 <= args.web <= 65535:
-        raise UsageError(f"--web must be a port number, not {args.web!r}")
-    pause = args.step_seconds if args.step_seconds is not None else (
-        0.5 if args.web is not None else 0.0)
-    if pause < 0:
-        raise UsageError(f"--step-seconds must not be negative, not {pause!r}")
     sides = 2 if args.players == 4 else args.players
     layout = per_side_tracks(max(sides, 2))
     strip = SimulatorStrip(layout)
     renderer = Renderer(layout)
-    clock = SteppedClock()
-    camera = BlankCamera(clock)
-    tracker = ScriptedTracker()
     with tempfile.TemporaryDirectory(prefix="cribbage-demo-") as scratch:
         store_path = args.store or Path(scratch) / "events.sqlite3"
         store = EventStore.open(store_path, clock=clock)
@@ -252,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
         flow = TableFlow(players, rules)
         hub = Hub() if args.web is not None else None
         loop = DeviceLoop(store=store, flow=flow, strip=strip, renderer=renderer, clock=clock,
-                          source=camera, recognise=lambda image: [], tracker=tracker,
+                          source=table.camera, recognise=table.recognise, tracker=table.tracker,
                           rng=random.Random(args.seed), on_feedback=tell, hub=hub)
         if store.game.phase == "over":
             loop.feed([ButtonAction("new_game", at=clock())])
@@ -270,14 +324,7 @@ def run(args: argparse.Namespace) -> int:
         began = time.monotonic()
         deals = 0
         halfway = False
-        for step in script:
-            if args.max_seconds is not None and time.monotonic() - began > args.max_seconds:
-                break
-            if step.press is not None:
-                loop.feed([ButtonAction(step.press, step.value, clock())])
-            else:
-                tracker.push(step.seen)
-            loop.step()
+        for _ in table.play(loop):
             if pause:
                 time.sleep(pause)
             if store.lines and '"type": "crib"' in store.lines[-1] and loop.turns:
@@ -290,6 +337,8 @@ def run(args: argparse.Namespace) -> int:
                             args.target // 2:
                         halfway = True
                         picture(f"02-halfway-deal-{deals}.png")
+            if args.max_seconds is not None and time.monotonic() - began > args.max_seconds:
+                break
         picture("03-final.png")
         if page is not None:
             try:
@@ -302,18 +351,23 @@ def run(args: argparse.Namespace) -> int:
                 page.stop()
         game = store.game
         finished = game.phase == "over"
+        report = table.report()
         result = {"players": list(players), "seed": args.seed, "finished": finished,
                   "winner": game.winner, "result": game.result,
                   "sides": [s.to_json() for s in game.sides], "events": len(store.lines),
                   "rejected": rejected,
                   "pictures": pictures,
-                  "vision": "scripted tracker events (scene frames not wired in yet)"}
+                  "camera": table.kind, "vision": table.vision, **report}
         store.close()
     if args.json:
         print_json(result)
     else:
         if not finished:  # a finished game was announced by the table flow already
             print("game unfinished: " + ", ".join(f"{s.name} {s.score}" for s in game.sides))
+        if report:
+            print(f"camera read {report['cards_read']} cards, {report['cards_by_hand']} typed "
+                  f"in by hand ({report['relaid']} straightened, {report['misreads']} misread); "
+                  f"{report['frames']} frames in {report['seconds']} s ({report['fps']} fps)")
         print(f"board pictures: {', '.join(pictures)}")
     return 0 if finished or args.max_seconds is not None else 1
 
