@@ -39,8 +39,11 @@ MAX_ASPECT = 1.7
 MIN_FILL = 0.86
 # Margin around the card in the canonical canvas, as a fraction of its size.
 MARGIN = 0.03
-# Ink is darker than this in its lightest channel, on paper balanced to 235.
-INK_LEVEL = 160
+# Ink: darker in its darkest channel than the mean of the window around it (canonical
+# pixels, about two glyphs) by this many grey levels, and never lighter than the ceiling.
+INK_WINDOW = 31
+INK_CONTRAST = 25
+INK_CEILING = 215
 # Corner region searched for the index, as fractions of the canonical card.
 CORNER_W = 0.30
 CORNER_H = 0.36
@@ -159,8 +162,11 @@ def _corner_pairs(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     cw, ch = int(CORNER_W * CANON_W), int(CORNER_H * CANON_H)
     region = card[:ch, :cw]
     lo = region.min(axis=2)
-    ink = (lo < INK_LEVEL).astype(np.uint8)
-    n, _, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    # Ink is darker than the paper around it: glare on a glossy card leaves the rest of
+    # its paper darker than the white balance expects, so no one level divides them.
+    around = cv2.blur(lo, (INK_WINDOW, INK_WINDOW)).astype(np.int16)
+    ink = (lo.astype(np.int16) < around - INK_CONTRAST) & (lo < INK_CEILING)
+    n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     bx, by, bw, bh = stats[1:, 0], stats[1:, 1], stats[1:, 2], stats[1:, 3]
     size = np.maximum(bw, bh)
     keep = (size >= MIN_GLYPH_PX) & (size <= MAX_GLYPH_PX) & (np.minimum(bw, bh) >= 2)
