@@ -37,8 +37,9 @@ PATCH_SIZE = 32
 PATCH_HALF_SPAN = 1.25
 
 # Glyph height limits as fractions of the frame's shorter side (measured on both
-# dev sets: index glyphs span roughly 1 % to 9 % of the shorter side).
-MIN_GLYPH = 0.009
+# dev sets: index glyphs span roughly 1 % to 9 % of the shorter side; the floor sits a
+# little below, where the smallest glyphs of a photo taken from high still pass).
+MIN_GLYPH = 0.007
 MAX_GLYPH = 0.13
 # Local-contrast window (fraction of the shorter side) and contrast floor (grey levels).
 WINDOW = 0.06
