@@ -49,7 +49,8 @@ DEMO_SCENE = SceneSettings(frames_per_step=4, hand_frames=1, glare=False, blur=0
 
 
 class DemoError(RuntimeError):
-    """The device did not follow the table even with every card typed in: a bug to report."""
+    """The film and the log disagree, or the device did not follow the table even with every
+    card typed in: a bug to report, not a bad input."""
 
 
 def cut_cards(players: Sequence[str], dealer: str, rng: random.Random) -> dict[str, Card]:
@@ -150,7 +151,7 @@ class GameFilm:
                     break  # the game ended before this step: nothing more to film
                 moment = replace(pending.pop(0), step=offset + k)
                 if set(moment.cards) != new:
-                    raise AssertionError(f"the film shows {sorted(map(str, new))} where the "
+                    raise DemoError(f"the film shows {sorted(map(str, new))} where the "
                                          f"log has {moment}")
                 moments.append(moment)
                 upto = moment.upto

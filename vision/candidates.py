@@ -41,6 +41,8 @@ PATCH_HALF_SPAN = 1.25
 # little below, where the smallest glyphs of a photo taken from high still pass).
 MIN_GLYPH = 0.007
 MAX_GLYPH = 0.13
+# ... and never below this many pixels, where a blob is noise rather than a glyph.
+MIN_GLYPH_PX = 5.0
 # Local-contrast window (fraction of the shorter side) and contrast floor (grey levels).
 WINDOW = 0.06
 MIN_CONTRAST = 28
@@ -114,7 +116,7 @@ def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
     bh = stats[:, cv2.CC_STAT_HEIGHT]
     area = stats[:, cv2.CC_STAT_AREA]
     size = np.maximum(bw, bh)
-    lo = max(5.0, MIN_GLYPH * short)
+    lo = max(MIN_GLYPH_PX, MIN_GLYPH * short)
     hi = MAX_GLYPH * short
     fill = area / np.maximum(bw * bh, 1)
     keep = (

@@ -6,7 +6,9 @@ then, for the rest, candidate corner indices (``vision.candidates``) -> CNN scor
 card (a card shows up to two indices; a deck holds each card once). A wrong
 card costs more than a missing one (the device can ask again; it cannot
 un-score a wrong fifteen), so anything below ``min_confidence``, or any index
-where two different cards both score well, is reported as unknown.
+where two different cards both score well, is reported as unknown; only the
+two corners of one card, each fairly sure of the same card, may together
+reach ``min_confidence``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ DEFAULT_MIN_CONFIDENCE = 0.7
 MIN_INDEX_PROBABILITY = 0.7
 # A rival reading of the same index at least this likely makes the index unknown.
 RIVAL_PROBABILITY = 0.2
+# A reading this sure counts towards a card when another index of the same card (its
+# other corner) agrees: a deck holds each card once, so two readings corroborate.
+CORROBORATED_FLOOR = 0.5
 # Two candidates use the same glyph when their centroids are this close (x rank-to-suit span).
 GLYPH_SAME = 0.2
 
@@ -173,7 +178,7 @@ def recognise(
     by_card: dict[Card, list[_Index]] = {}
     unknown: list[_Index] = []
     for idx in indices:
-        if idx.card is not None and idx.confidence >= min_confidence:
+        if idx.card is not None and idx.confidence >= CORROBORATED_FLOOR:
             by_card.setdefault(idx.card, []).append(idx)
         else:
             unknown.append(idx)
@@ -183,6 +188,9 @@ def recognise(
         miss = 1.0
         for idx in group:
             miss *= 1.0 - idx.confidence
+        if 1.0 - miss < min_confidence:  # one unsure reading, or two that barely agree
+            unknown += group
+            continue
         outline = _merge_outlines(group)
         outlines.append(outline)
         detections.append(Detection(card, _corners(outline), float(1.0 - miss)))
