@@ -445,9 +445,11 @@ function wire() {
   $("settings").elements.partnership.addEventListener("change", () => drawColours(seats(), colours()));
   $("settings").addEventListener("change", () => { settingsShownFor = "edited"; });
   $("settings").addEventListener("submit", startMatch);
-  $("settings-box").addEventListener("toggle", () => {
+  $("settings-box").querySelector("summary").addEventListener("click", () => {
     // Opening the form shows the current settings, unless the player has started editing.
-    if ($("settings-box").open && table && settingsShownFor !== "edited") {
+    // On the click itself, not on "toggle", which comes a moment later and could redraw
+    // the seats under a name already being typed.
+    if (!$("settings-box").open && table && settingsShownFor !== "edited") {
       settingsShownFor = null;
       fillSettings(table);
     }
