@@ -14,6 +14,7 @@ from typing import Any
 
 import cv2
 
+from vision.classifier import ScoreAdjuster
 from vision.datasets import Split, load_labels
 from vision.detection import DEFAULT_MIN_CONFIDENCE, recognise
 
@@ -28,9 +29,13 @@ def _card_key(text: str) -> tuple[int, str]:
 
 
 def evaluate(
-    directory: Path, *, split: Split = "all", min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    directory: Path, *, split: Split = "all", min_confidence: float = DEFAULT_MIN_CONFIDENCE,
+    deck: ScoreAdjuster | None = None,
 ) -> dict[str, Any]:
-    """Runs ``recognise`` on every labelled image and returns the CONTRACT.md eval object."""
+    """Runs ``recognise`` on every labelled image and returns the CONTRACT.md eval object.
+
+    ``deck``: a taught deck (``vision.deck``), to measure what teaching a set's deck buys.
+    """
     directory = Path(directory)
     labelled = load_labels(directory, split=split)
     per_image: list[dict[str, Any]] = []
@@ -41,7 +46,7 @@ def evaluate(
         if image is None:
             raise OSError(f"cannot read image {item.path}")
         start = time.perf_counter()
-        detections = recognise(image, min_confidence=min_confidence)
+        detections = recognise(image, min_confidence=min_confidence, deck=deck)
         times.append((time.perf_counter() - start) * 1000.0)
         found = {d.card for d in detections if d.card is not None}
         expected = sorted((str(c) for c in item.cards), key=_card_key)

@@ -20,6 +20,8 @@ def register(subparsers: Any) -> None:
     ev.add_argument("--split", choices=("all", "dev", "test"), default="all",
                     help="only this part of the dev/test split (vision/training/README.md)")
     ev.add_argument("--min-confidence", type=float, default=None)
+    ev.add_argument("--deck", type=Path, metavar="DECK.npz",
+                    help="a deck profile from `vision teach`")
     ev.set_defaults(handler=_eval)
     sh = sub.add_parser("show", help="draw card outlines and names on IMAGE")
     sh.add_argument("image", type=Path, metavar="IMAGE")
@@ -51,13 +53,23 @@ def _min_conf(args: argparse.Namespace) -> float:
     return float(args.min_confidence)
 
 
+def _deck(args: argparse.Namespace) -> Any:
+    """The ``--deck`` profile, or None; a bad file is a ``DeckError`` (a ValueError) naming it."""
+    if args.deck is None:
+        return None
+    from vision.deck import load_profile
+
+    return load_profile(args.deck)
+
+
 def _eval(args: argparse.Namespace) -> int:
     from firmware.cli import print_json
     from vision.evaluate import evaluate
 
     if not (args.dir / "labels.json").is_file():
         raise ValueError(f"no labels.json in {str(args.dir)!r}")
-    result = evaluate(args.dir, split=args.split, min_confidence=_min_conf(args))
+    result = evaluate(args.dir, split=args.split, min_confidence=_min_conf(args),
+                      deck=_deck(args))
     if args.json:
         print_json(result)
     else:
@@ -81,12 +93,7 @@ def _show(args: argparse.Namespace) -> int:
         raise ValueError(f"cannot read image {str(args.image)!r}")
     if args.output.suffix.lower() != ".png":
         raise ValueError(f"output must be a .png file, got {str(args.output)!r}")
-    deck = None
-    if args.deck is not None:
-        from vision.deck import load_profile
-
-        deck = load_profile(args.deck)
-    detections = recognise(image, deck=deck, min_confidence=_min_conf(args))
+    detections = recognise(image, deck=_deck(args), min_confidence=_min_conf(args))
     drawn = draw_detections(image, detections)
     ok, data = cv2.imencode(".png", drawn)
     if not ok:
