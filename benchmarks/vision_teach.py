@@ -26,10 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
-from engine.cards import Suit  # noqa: E402
 from vision.cardart import CardStyle  # noqa: E402
-from vision.deck import DeckProfile, TeachPhoto, suit_cards, teach  # noqa: E402
-from vision.deck_lab import DrawnDeck, deal_renderer, layout_photo  # noqa: E402
+from vision.deck import DeckProfile, teach  # noqa: E402
+from vision.deck_lab import DrawnDeck, deal_renderer, suit_photos  # noqa: E402
 from vision.detection import recognise  # noqa: E402
 
 # The decks the recogniser reads worst among the drawn styles tried (small indices), one it
@@ -46,10 +45,7 @@ DECKS = {
 
 def teach_deck(deck: DrawnDeck, *, seed: int = 0) -> DeckProfile:
     """The deck's profile from four one-suit layout photos."""
-    photos = [TeachPhoto(f"{suit.name.lower()}.png", layout_photo(suit_cards(suit), deck,
-                                                                   seed=seed + k),
-                         suit_cards(suit)) for k, suit in enumerate(Suit)]
-    return teach(photos)
+    return teach(suit_photos(deck, seed=seed))
 
 
 def read_deals(deck: DrawnDeck, profiles: dict[str, DeckProfile | None], *, deals: int,

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from engine.cards import Card, Suit, parse_cards
+from engine.cards import Card, parse_cards
 from firmware.cli import main
 from firmware.config import parse_device_config
 from vision.cardart import CardStyle
@@ -22,17 +22,12 @@ from vision.deck import (
     suit_cards,
     teach,
 )
-from vision.deck_lab import DrawnDeck, deal_renderer, layout_photo
+from vision.deck_lab import DrawnDeck, deal_renderer, layout_photo, suit_photos
 from vision.detection import recognise
 
 FRENCH = DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=1.1, four_colour=True),
                    french=True)
 PLAIN = DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_DUPLEX, index_scale=1.05))
-
-
-def suit_photos(deck: DrawnDeck) -> list[TeachPhoto]:
-    return [TeachPhoto(f"{suit.name.lower()}.png", layout_photo(suit_cards(suit), deck, seed=k),
-                       suit_cards(suit)) for k, suit in enumerate(Suit)]
 
 
 @pytest.fixture(scope="module")

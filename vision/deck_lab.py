@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.cards import Card, Rank
+from engine.cards import Card, Rank, Suit
 from engine.simulate import deal_cards
 
 # The index geometry and text drawing of the drawn decks, so a repainted rank sits exactly
@@ -33,9 +33,13 @@ from vision.cardart import (  # noqa: PLC2701
     render_back,
     render_card,
 )
+from vision.deck import TeachPhoto, suit_cards
 from vision.scene import Placed, SceneRenderer, SceneSettings, Script, Step, TableLayout
 
-__all__ = ["DrawnDeck", "DeckSceneRenderer", "layout_photo", "deal_renderer", "FRENCH_COURTS"]
+__all__ = [
+    "DrawnDeck", "DeckSceneRenderer", "layout_photo", "suit_photos", "deal_renderer",
+    "FRENCH_COURTS",
+]
 
 FRENCH_COURTS = {Rank.JACK: "V", Rank.QUEEN: "D", Rank.KING: "R"}
 
@@ -110,6 +114,13 @@ def layout_photo(cards: Sequence[Card], deck: DrawnDeck, *, seed: int,
     renderer = DeckSceneRenderer(script, rng=np.random.default_rng(seed), deck=deck,
                                  settings=settings)
     return renderer.render(0).image
+
+
+def suit_photos(deck: DrawnDeck, *, seed: int = 0) -> list[TeachPhoto]:
+    """Four teaching photos, one suit each, ace to king in reading order."""
+    return [TeachPhoto(f"{suit.name.lower()}.png",
+                       layout_photo(suit_cards(suit), deck, seed=seed + k), suit_cards(suit))
+            for k, suit in enumerate(Suit)]
 
 
 def deal_renderer(deck: DrawnDeck, seed: int, *, frames_per_step: int = 2) -> SceneRenderer:

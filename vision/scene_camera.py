@@ -104,17 +104,14 @@ class SceneCamera:
         """Queues ``frames`` frames of the table as it lies, with no hand in the way."""
         if self._lying is None:
             return 0
-        still = self.renderer.settings.frames_per_step - 1
-        for _ in range(frames):
-            self._queue.append(_Shot(self._lying.step, self._lying.step_no, still, False))
+        self._queue.extend(self._lying for _ in range(frames))
         return frames
 
     def read(self, timeout: float = 0.5) -> Frame | None:
         if self._queue:
             shot = self._queue.popleft()
         elif self._lying is not None:
-            shot = _Shot(self._lying.step, self._lying.step_no,
-                         self.renderer.settings.frames_per_step - 1, False)
+            shot = self._lying
         else:
             self.clock.advance(timeout)
             return None

@@ -201,16 +201,8 @@ def _vision_table(truth: Sequence[Mapping[str, Any]], *, clock: SteppedClock,
     """``--camera vision``: the game filmed at a drawn table and read by the recogniser."""
     from firmware.demo_table import VisionTable
 
-    class Filmed(VisionTable):
-        kind = "vision"
-        vision = ("drawn table frames (vision.scene) -> vision.detection.recognise -> "
-                  "CardTracker; missed cards straightened, then typed in as on the phone page")
-
-        def report(self) -> dict[str, Any]:
-            return {**self.tally.to_json(), "frames_saved": self.pictures}
-
-    return Filmed(truth, clock=clock, rng=rng, scene_rng=np.random.default_rng(seed),
-                  frames_dir=frames)
+    return VisionTable(truth, clock=clock, rng=rng, scene_rng=np.random.default_rng(seed),
+                       frames_dir=frames)
 
 
 # -- the command -------------------------------------------------------------------------------

@@ -23,7 +23,6 @@ import argparse
 import json
 import random
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -175,12 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     held = group % 3 == 0
     w1, b1, w2, b2 = fit_perceptron(x[~held], (prob[~held] >= LIVE).astype(np.float32),
                                     hidden=args.hidden, seed=args.seed)
-    screen = IndexScreen(w1, b1, w2, b2, threshold=0.0)
     score = np.maximum(x @ w1 + b1, 0) @ w2 + b2
     winnable = held & (prob >= WINNING)
     threshold = float(np.quantile(score[winnable], 1.0 - args.keep))
-    screen = replace(screen, threshold=threshold)
-    screen.save(args.out)
+    IndexScreen(w1, b1, w2, b2, threshold).save(args.out)
     passed = score >= threshold
     report = {
         "candidates": int(len(x)), "held_out": int(held.sum()),
