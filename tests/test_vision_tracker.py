@@ -99,6 +99,43 @@ def test_the_same_card_in_two_places_is_reported() -> None:
     assert len(conflicts) == 1 and conflicts[0].card == Card.parse("KS")
 
 
+def test_the_same_card_in_two_places_is_reported_even_when_one_was_there_first() -> None:
+    tracker = CardTracker(frame_size=(1280, 720))
+    frames = [[det("KS", 100, 100)]] * 6 + [[det("KS", 100, 100), det("KS", 900, 500)]] * 6
+    events = [e for _, e in run(tracker, frames)]
+    assert [type(e).__name__ for e in events] == ["CardAppeared", "CardAppeared",
+                                                  "CardInTwoPlaces"]
+
+
+def test_a_card_moved_while_its_old_place_is_fresh_gives_that_place_up_at_once() -> None:
+    # The pegging pile is gathered and, within a second, the card is spread for the show.
+    tracker = CardTracker(frame_size=(1280, 720))
+    frames = [[det("9D", 100, 100)]] * 6 + [[]] * 10 + [[det("9D", 900, 500)]] * 6
+    events = run(tracker, frames)
+    assert [(i, type(e).__name__) for i, e in events] == [
+        (2, "CardAppeared"), (18, "CardRemoved"), (18, "CardAppeared")]
+    assert [(e.corners[0]) for _, e in events if isinstance(e, CardAppeared)][-1] == (900, 500)
+    assert list(tracker.cards) == [Card.parse("9D")]
+
+
+def test_a_card_laid_where_another_has_just_gone_is_reported_as_soon_as_steady() -> None:
+    # 10D is gathered; AS is spread in the same spot before 10D's track has vanished:
+    # AS must not have to outvote the old card's readings.
+    tracker = CardTracker(frame_size=(1280, 720))
+    frames = [[det("10D", 300, 300)]] * 10 + [[]] * 8 + [[det("AS", 310, 305)]] * 6
+    events = run(tracker, frames)
+    assert [(i, type(e).__name__, str(e.card)) for i, e in events] == [
+        (2, "CardAppeared", "10D"), (20, "CardAppeared", "AS")]
+
+
+def test_a_misread_after_a_hand_passes_does_not_replace_the_card() -> None:
+    tracker = CardTracker(frame_size=(1280, 720))
+    frames = ([[det("8D", 200, 200)]] * 10 + [[]] * 8 + [[det("8H", 200, 200)]]
+              + [[det("8D", 200, 200)]] * 10)
+    events = run(tracker, frames)
+    assert [(type(e).__name__, str(e.card)) for _, e in events] == [("CardAppeared", "8D")]
+
+
 def test_unknown_readings_never_become_cards() -> None:
     tracker = CardTracker(frame_size=(1280, 720))
     assert run(tracker, [[det(None, 100, 100)]] * 30) == []

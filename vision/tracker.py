@@ -164,8 +164,8 @@ class CardTracker:
             # Time without frames is not evidence that a card left: restart the clocks.
             for track in self._tracks:
                 track.last_seen = at
-        self._last_frame = at
-        self._match(at, detections)
+        previous, self._last_frame = self._last_frame, at
+        self._match(at, previous, detections)
         events += self._settle(at)
         events += self._check_conflicts(at)
         events += self._check_complete(at)
@@ -173,12 +173,16 @@ class CardTracker:
 
     # -- internals -------------------------------------------------------------
 
-    def _match(self, at: float, detections: Sequence[Seen]) -> None:
+    def _match(self, at: float, previous: float | None, detections: Sequence[Seen]) -> None:
         """Pairs detections with tracks: first by card and place, then by place alone.
 
         The first pass keeps fanned cards apart (the lower card's corner still
         reads as itself, so the new card on top cannot take over its track);
         the second lets a misread land on its track, where the vote outweighs it.
+        A track missing from the last frame may be a card that has gone (the
+        pegging pile picked up, a card covered by the next): a different card
+        read in its place starts a track of its own rather than having to
+        outvote the old card's readings.
         """
         free = list(self._tracks)
         pending = sorted(detections, key=lambda d: -d.confidence)
@@ -187,7 +191,8 @@ class CardTracker:
             for seen in pending:
                 centre = centroid(seen.corners)
                 near = [t for t in free if math.dist(t.centre, centre) <= self._reach
-                        and (not by_card or (seen.card is not None and t.reported == seen.card))]
+                        and ((seen.card is not None and t.reported == seen.card) if by_card
+                             else not _replaced(t, seen.card, previous))]
                 if not near:
                     unmatched.append(seen)
                     continue
@@ -214,6 +219,8 @@ class CardTracker:
         settings = self.settings
         events: list[TableEvent] = []
         for track in list(self._tracks):
+            if not any(t is track for t in self._tracks):
+                continue  # retired below, as the old place of a card seen moved
             if at - track.last_seen > settings.vanish_seconds:
                 self._tracks.remove(track)
                 if track.reported is not None:
@@ -225,10 +232,22 @@ class CardTracker:
             if card is not None and card != track.reported and steady:
                 if track.reported is not None:
                     events.append(CardRemoved(track.reported, track.zone, at))
-                if any(t.reported == card for t in self._tracks if t is not track):
-                    self._conflicts.add(card)
+                events += self._claim(track, card, at)
                 track.reported = card
                 events.append(CardAppeared(card, track.zone, track.corners, at))
+        return events
+
+    def _claim(self, track: _Track, card: Card, at: float) -> list[TableEvent]:
+        """Another track already holds ``card``: read as it in this frame too, that is two
+        places at once (the device must ask); not read there now, the card was moved, so
+        its old place is given up at once rather than after ``vanish_seconds``."""
+        events: list[TableEvent] = []
+        for other in [t for t in self._tracks if t is not track and t.reported == card]:
+            if other.last_seen < at or other.readings[-1] != card:
+                self._tracks.remove(other)
+                events.append(CardRemoved(card, other.zone, at))
+            else:
+                self._conflicts.add(card)
         return events
 
     def _vote(self, track: _Track) -> Card | None:
@@ -266,3 +285,10 @@ class CardTracker:
             else:
                 self._complete.pop(zone, None)
         return events
+
+
+def _replaced(track: _Track, card: Card | None, previous: float | None) -> bool:
+    """Whether ``card``, read where ``track`` was, is a different card laid in a place
+    the track's card has left (it was missing from the previous frame)."""
+    return (card is not None and track.reported is not None and card != track.reported
+            and previous is not None and track.last_seen < previous)
