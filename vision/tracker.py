@@ -115,7 +115,7 @@ class TrackerSettings:
                              f"{self.majority!r}")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)  # a track is one physical card: compared by identity
 class _Track:
     centre: Point
     corners: tuple[Point, ...]
@@ -219,7 +219,7 @@ class CardTracker:
         settings = self.settings
         events: list[TableEvent] = []
         for track in list(self._tracks):
-            if not any(t is track for t in self._tracks):
+            if track not in self._tracks:
                 continue  # retired below, as the old place of a card seen moved
             if at - track.last_seen > settings.vanish_seconds:
                 self._tracks.remove(track)
