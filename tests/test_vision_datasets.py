@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from engine.cards import Card
-from vision.datasets import TEST_PERCENT, datasets_root, held_out_names, load_labels, split_of
+from vision.datasets import (
+    TEST_PERCENT,
+    datasets_root,
+    held_out_names,
+    in_validation_fold,
+    load_labels,
+    split_of,
+)
 
 
 def test_split_is_by_file_name_alone_and_stable() -> None:
@@ -61,6 +68,20 @@ def test_split_filters_images(tmp_path: Path) -> None:
     test = {i.path.name for i in load_labels(tmp_path, split="test")}
     dev = {i.path.name for i in load_labels(tmp_path, split="dev")}
     assert test.isdisjoint(dev) and test | dev == set(names)
+
+
+def test_dev_is_cut_into_fit_and_a_validation_fold_by_name_alone(tmp_path: Path) -> None:
+    names = [f"p{i}.jpg" for i in range(400)]
+    (tmp_path / "labels.json").write_text(
+        json.dumps({"images": [{"file": n, "cards": ["AS"]} for n in names]})
+    )
+    part = {split: {i.path.name for i in load_labels(tmp_path, split=split)}
+            for split in ("dev", "test", "fit", "val")}
+    assert part["fit"].isdisjoint(part["val"]) and part["fit"] | part["val"] == part["dev"]
+    assert part["val"].isdisjoint(part["test"])
+    assert 0.18 < len(part["val"]) / len(part["dev"]) < 0.32  # about a quarter of dev
+    assert all(in_validation_fold(n) == in_validation_fold(f"/elsewhere/{n}") for n in names)
+    assert {n for n in part["dev"] if in_validation_fold(n)} == part["val"]
 
 
 def test_datasets_root_honours_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

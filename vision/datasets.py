@@ -3,6 +3,12 @@
 The split is by image and is decided by a hash of the file name alone, so it is
 stable across machines and never depends on the labels. Recognition never sees
 any of this: only the evaluation and the training scripts read labels.
+
+Dev is further cut into ``fit`` and a validation fold ``val`` (about a quarter
+of dev, again by a hash of the name). A model trained on dev reads dev's own
+photos far better than new ones, so dev scores say little; a model trained on
+``fit`` alone (``vision.training.train --fit-only``) measured on ``val`` is the
+honest dev measure, and tuning on it keeps the test split untouched.
 """
 
 from __future__ import annotations
@@ -25,11 +31,16 @@ __all__ = [
     "load_labels",
     "split_of",
     "held_out_names",
+    "in_validation_fold",
 ]
 
-Split = Literal["dev", "test", "all"]
+Split = Literal["dev", "test", "all", "fit", "val"]
 TEST_PERCENT = 30
 DATASETS_ENV = "CRIBBAGE_DATASETS"
+# A dev image is in the validation fold when its salted name hash starts with one of these
+# (4 of 16 hex digits: a quarter of dev). Salted so the fold does not follow the test ranking.
+VALIDATION_SALT = "val:"
+VALIDATION_DIGITS = "0123"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +66,20 @@ def held_out_names(file_names: list[str]) -> frozenset[str]:
     names = sorted({Path(n).name for n in file_names}, key=lambda n: (_hash(n), n))
     k = math.ceil(len(names) * TEST_PERCENT / 100)
     return frozenset(names[:k])
+
+
+def in_validation_fold(file_name: str) -> bool:
+    """Whether a (dev) image belongs to the validation fold, by its base name alone."""
+    digest = hashlib.sha1((VALIDATION_SALT + Path(file_name).name).encode("utf-8")).hexdigest()
+    return digest[0] in VALIDATION_DIGITS
+
+
+def _in_split(name: str, is_test: bool, split: Split) -> bool:
+    if split == "all":
+        return True
+    if split == "test" or is_test:
+        return split == "test" and is_test
+    return split == "dev" or in_validation_fold(name) == (split == "val")
 
 
 def split_of(file_name: str, dataset: list[str]) -> Literal["dev", "test"]:
@@ -94,7 +119,7 @@ def load_labels(directory: Path, *, split: Split = "all") -> list[LabelledImage]
             raise ValueError(
                 f"{labels_path}: image entry without 'file' and 'cards': {entry!r}"
             ) from exc
-        if split != "all" and (name in test) != (split == "test"):
+        if not _in_split(name, name in test, split):
             continue
         boxes = tuple(
             (Card.parse(b["card"]), tuple(float(v) for v in b["box"]))

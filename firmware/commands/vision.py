@@ -17,8 +17,9 @@ def register(subparsers: Any) -> None:
     ev = sub.add_parser("eval", help="score recognition on DIR (images + labels.json)")
     ev.add_argument("dir", type=Path, metavar="DIR")
     ev.add_argument("--json", action="store_true", help="print one JSON object (CONTRACT.md)")
-    ev.add_argument("--split", choices=("all", "dev", "test"), default="all",
-                    help="only this part of the dev/test split (vision/training/README.md)")
+    ev.add_argument("--split", choices=("all", "dev", "test", "fit", "val"), default="all",
+                    help="only this part of the dev/test split; fit and val cut dev in two "
+                         "(vision/training/README.md)")
     ev.add_argument("--min-confidence", type=float, default=None)
     ev.add_argument("--deck", type=Path, metavar="DECK.npz",
                     help="a deck profile from `vision teach`")

@@ -5,7 +5,9 @@ Run (training-only dependencies in ``vision/training/requirements.txt``)::
     nice -n 10 /tmp/venv-train/bin/python -m vision.training.train
 
 Deterministic: every random choice is seeded. Uses only the DEV split of the
-shared datasets (see README.md); the test split is never read here.
+shared datasets (see README.md); the test split is never read here. With
+``--fit-only`` it leaves out dev's validation fold too, so that the model can be
+measured on photos it never saw (``vision eval --split val``).
 
 Stages: (1) train on synthetic indices plus real "not an index" patches;
 (2) that model picks, among the real candidates inside each labelled corner
@@ -27,7 +29,7 @@ import torch.nn as nn
 
 from engine.cards import Card
 from vision.classifier import EMBEDDING_OUTPUT, LOGITS_OUTPUT, MODEL_PATH, normalise
-from vision.datasets import datasets_root, load_labels
+from vision.datasets import Split, datasets_root, load_labels
 from vision.training.drawn import harvest_scenes
 from vision.training.harvest import card_labels, harvest_boxes, harvest_sets
 from vision.training.synth import synth_set
@@ -159,11 +161,12 @@ def harvest_all(root: Path, args: argparse.Namespace, t0: float) -> tuple:
     """Synthetic patches, roboflow dev box patches and EPFL dev set-labelled patches."""
     sx, sr, ss = synth_set(args.synth, args.synth // 2, seed=1)
     print(f"synthetic {len(sx)} ({time.time() - t0:.0f}s)", flush=True)
-    dev = load_labels(root / "roboflow-cardcounterml", split="dev")
+    part: Split = "fit" if args.fit_only else "dev"
+    dev = load_labels(root / "roboflow-cardcounterml", split=part)
     hx, hr, hs, hg = harvest_boxes(dev, turns=args.turns, seed=2)
     print(f"real dev patches {len(hx)}, index {int((hr < 13).sum())} ({time.time() - t0:.0f}s)",
           flush=True)
-    epfl = load_labels(root / "epfl-iapr2022-poker", split="dev")
+    epfl = load_labels(root / "epfl-iapr2022-poker", split=part)
     ex, eo, esets = harvest_sets(epfl, turns=args.turns, seed=3)
     print(f"epfl dev patches {len(ex)} ({time.time() - t0:.0f}s)", flush=True)
     return sx, sr, ss, hx, hr, hs, hg, ex, eo, esets
@@ -191,15 +194,20 @@ def main() -> None:
     ap.add_argument("--negatives", type=int, default=40000, help="real non-index patches used")
     ap.add_argument("--turns", type=int, default=3, help="extra turned copies of each dev photo")
     ap.add_argument("--width", type=int, default=16, help="channels of the first conv block")
+    ap.add_argument("--real-repeats", type=int, default=4,
+                    help="times each real index patch is repeated in the later stages")
     ap.add_argument("--drawn", type=int, default=300, help="drawn scenes to harvest (drawn.py)")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
+    ap.add_argument("--fit-only", action="store_true",
+                    help="train on dev's fit part only, to measure on its val fold "
+                         "(vision eval --split val)")
     args = ap.parse_args()
     torch.set_num_threads(2)
     root = datasets_root()
     if root is None:
         raise SystemExit("no ../shared/datasets (or $CRIBBAGE_DATASETS): cannot train")
     t0 = time.time()
-    real = args.cache / "real.npz" if args.cache else None
+    real = args.cache / ("real-fit.npz" if args.fit_only else "real.npz") if args.cache else None
     if real is not None and real.is_file():
         sx, sr, ss, hx, hr, hs, hg, ex, eo, esets = load_cache(real)
         print(f"patches from {real}", flush=True)
@@ -244,13 +252,14 @@ def main() -> None:
         print(f"stage {stage}: {len(keep)} of {len(pos_idx)} box candidates kept as indices",
               flush=True)
         # Real indices are rare next to synthetic ones: repeat them.
-        rep = np.repeat(keep, 4)
+        rep = np.repeat(keep, args.real_repeats)
         px, pr_, ps_ = pseudo_label(net, ex, eo, esets)
         print(f"stage {stage}: {len(px)} epfl dev patches named within their photo's cards",
               flush=True)
-        x = np.concatenate([sx, hx[neg_idx], hx[rep], np.repeat(px, 4, axis=0)])
-        r = np.concatenate([sr, hr[neg_idx], hr[rep], np.repeat(pr_, 4)])
-        s = np.concatenate([ss, hs[neg_idx], hs[rep], np.repeat(ps_, 4)])
+        k = args.real_repeats
+        x = np.concatenate([sx, hx[neg_idx], hx[rep], np.repeat(px, k, axis=0)])
+        r = np.concatenate([sr, hr[neg_idx], hr[rep], np.repeat(pr_, k)])
+        s = np.concatenate([ss, hs[neg_idx], hs[rep], np.repeat(ps_, k)])
         epochs = args.epochs if stage == last else max(2, args.epochs // 2)
         net = fit(x, r, s, epochs=epochs, seed=5 + stage, log=f"stage {stage}",
                   width=args.width)
