@@ -30,14 +30,13 @@ from vision.cardart import (  # noqa: PLC2701
     _RANK_Y,
     CardStyle,
     _put_text_centred,
-    render_back,
     render_card,
 )
 from vision.deck import TeachPhoto, suit_cards
 from vision.scene import Placed, SceneRenderer, SceneSettings, Script, Step, TableLayout
 
 __all__ = [
-    "DrawnDeck", "DeckSceneRenderer", "layout_photo", "suit_photos", "deal_renderer",
+    "DrawnDeck", "layout_photo", "suit_photos", "deal_renderer",
     "FRENCH_COURTS",
 ]
 
@@ -75,24 +74,6 @@ def _repaint_rank(face: np.ndarray, letter: str, card: Card, h: float, style: Ca
                       style.ink(card.suit))
 
 
-class DeckSceneRenderer(SceneRenderer):
-    """``vision.scene.SceneRenderer`` that draws its faces from a ``DrawnDeck``."""
-
-    def __init__(self, script: Script, *, rng: np.random.Generator, deck: DrawnDeck,
-                 settings: SceneSettings) -> None:
-        super().__init__(script, rng=rng, settings=settings)
-        self.deck = deck
-
-    def _artwork(self, placed: Placed) -> np.ndarray:
-        key = (placed.card, placed.face_up)
-        if key not in self._art:
-            height = self._card_px
-            self._art[key] = (self.deck.render(placed.card, height)
-                              if placed.face_up and placed.card is not None
-                              else render_back(height=height, style=self.deck.style))
-        return self._art[key]
-
-
 def layout_photo(cards: Sequence[Card], deck: DrawnDeck, *, seed: int,
                  per_row: int = 7) -> np.ndarray:
     """A 1280x720 photo of ``cards`` lying face up apart, in rows, in reading order."""
@@ -111,8 +92,8 @@ def layout_photo(cards: Sequence[Card], deck: DrawnDeck, *, seed: int,
         placed.append(Placed(card, "Ann", True, (x, y), rnd.gauss(0, 3), k + 1))
     script = Script(("Ann", "Bob"), layout, (Step("layout", tuple(placed)),))
     settings = SceneSettings(frames_per_step=1, hand_frames=0, style=deck.style)
-    renderer = DeckSceneRenderer(script, rng=np.random.default_rng(seed), deck=deck,
-                                 settings=settings)
+    renderer = SceneRenderer(script, rng=np.random.default_rng(seed), settings=settings,
+                             faces=deck.render)
     return renderer.render(0).image
 
 
@@ -128,5 +109,5 @@ def deal_renderer(deck: DrawnDeck, seed: int, *, frames_per_step: int = 2) -> Sc
     rnd = random.Random(seed)
     script = Script.from_deal(deal_cards(rnd, 2, 0), ("Ann", "Bob"), rnd)
     settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=1, style=deck.style)
-    return DeckSceneRenderer(script, rng=np.random.default_rng(seed), deck=deck,
-                             settings=settings)
+    return SceneRenderer(script, rng=np.random.default_rng(seed), settings=settings,
+                         faces=deck.render)
