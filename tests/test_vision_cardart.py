@@ -120,6 +120,20 @@ def test_random_styles_are_reproducible_and_differ() -> None:
     assert a.shape == b.shape and not np.array_equal(a, b)
 
 
+def test_french_courts_print_their_own_letters_in_both_indices() -> None:
+    french = CardStyle(court_letters=("V", "D", "R"))
+    assert [french.rank_text(r) for r in (Rank.TEN, Rank.JACK, Rank.QUEEN, Rank.KING)] == [
+        "10", "V", "D", "R"]
+    seven, king = Card.parse("7H"), Card.parse("KH")
+    assert np.array_equal(render_card(seven, height=200, style=french),
+                          render_card(seven, height=200, style=STYLE))
+    french_king = render_card(king, height=200, style=french)
+    plain_king = render_card(king, height=200, style=STYLE)
+    for x0, y0, x1, y1 in index_boxes(200, STYLE):
+        box = (slice(round(y0), round(y1)), slice(round(x0), round(x1)))
+        assert not np.array_equal(ink_mask(french_king)[box], ink_mask(plain_king)[box])
+
+
 def test_bad_styles_and_sizes_are_named() -> None:
     with pytest.raises(CardArtError, match="index_scale must be 0.7 to 1.4, not 3"):
         CardStyle(index_scale=3)
@@ -127,5 +141,7 @@ def test_bad_styles_and_sizes_are_named() -> None:
         CardStyle(font=99)
     with pytest.raises(CardArtError, match="back_pattern .* not 'plaid'"):
         CardStyle(back_pattern="plaid")
+    with pytest.raises(CardArtError, match=r"court_letters must be .* not \('V', 'D'\)"):
+        CardStyle(court_letters=("V", "D"))  # type: ignore[arg-type]
     with pytest.raises(CardArtError, match="height must be 24 to 4000 pixels, not 10"):
         render_card(Card.parse("AS"), height=10, style=STYLE)

@@ -72,8 +72,14 @@ class CardStyle:
     back_pattern: str = "lattice"
     court_colours: tuple[BGR, BGR, BGR] = field(
         default=((40, 170, 230), (150, 80, 30), (40, 40, 180)))
+    # What the jack, queen and king print in their index: French decks say V, D, R.
+    court_letters: tuple[str, str, str] = ("J", "Q", "K")
 
     def __post_init__(self) -> None:
+        if len(self.court_letters) != 3 or not all(
+                isinstance(t, str) and 1 <= len(t) <= 2 for t in self.court_letters):
+            raise CardArtError(f"court_letters must be three texts of one or two letters, "
+                               f"not {self.court_letters!r}")
         if self.font not in HERSHEY_FONTS:
             raise CardArtError(f"font must be one of the Hershey fonts {HERSHEY_FONTS}, "
                                f"not {self.font!r}")
@@ -105,6 +111,12 @@ class CardStyle:
             back_pattern=BACK_PATTERNS[int(rng.integers(len(BACK_PATTERNS)))],
             court_colours=((int(30 + 40 * hue), 170, 230), (150, 80, 30), (40, 40, 180)),
         )
+
+    def rank_text(self, rank: Rank) -> str:
+        """What this deck prints for ``rank`` in its corner index."""
+        if rank >= Rank.JACK:
+            return self.court_letters[int(rank) - int(Rank.JACK)]
+        return rank.symbol
 
     def ink(self, suit: Suit) -> BGR:
         """The printing colour of a suit in this deck."""
@@ -277,7 +289,8 @@ def _draw_index(canvas: np.ndarray, card: Card, h: float, style: CardStyle) -> N
     """The top-left index: rank above a small suit symbol."""
     s = style.index_scale
     ink = style.ink(card.suit)
-    _put_text_centred(canvas, card.rank.symbol, (_INDEX_X * h, _RANK_Y * s * h + 0.01 * h),
+    _put_text_centred(canvas, style.rank_text(card.rank),
+                      (_INDEX_X * h, _RANK_Y * s * h + 0.01 * h),
                       _RANK_H * s * h, style.font, style.weight, ink)
     _draw_suit(canvas, card.suit, (_INDEX_X * h, _SUIT_Y * s * h), _INDEX_PIP * s * h, ink)
 

@@ -15,8 +15,10 @@ the taught ones (cosine similarity). A patch that looks much more like one
 taught card than like any other is pulled towards that card: the network's
 reading is mixed with the taught card in proportion to how close it is. That
 names a deck's unusual glyphs. A patch close to a taught card that the network
-confidently reads as a *different* card is made unknown instead (half of each),
-because a wrong card costs more than a missing one. Patches far from every
+confidently reads as a *different* card is pulled at most halfway, and only as
+far as it is close: a very close one leaves the patch unknown, because a wrong
+card costs more than a missing one; a barely similar one (another deck's Q near
+a taught French R) leaves the network's sure reading standing. Patches far from every
 taught index (pips, table, hands, another deck's odd glyphs) keep the network's
 scores exactly. Without a profile nothing here runs.
 
@@ -70,8 +72,10 @@ SIMILAR = 0.9
 SAME = 0.97
 MARGIN = 0.04
 PIXELS_ALIKE = 0.6
-# A network reading at least this sure that disagrees with a close taught card is a conflict.
+# A network reading at least this sure that disagrees with a close taught card is a conflict,
+# in which the taught card pulls at most this far (and no further than its closeness says).
 NETWORK_SURE = 0.7
+CONFLICT_PULL = 0.5
 # Teaching: a card the network reads as another card at least this sure is a wrong layout.
 WRONG_CARD = 0.7
 # Teaching: the expected card must reach this probability in a patch for the network to pick
@@ -200,8 +204,11 @@ class DeckProfile:
         conflict = ((p_net >= NETWORK_SURE) & (r_net != NOT_INDEX_RANK)
                     & (s_net != NOT_INDEX_SUIT)
                     & ((r_net != taught_rank) | (s_net != taught_suit)))
-        # A conflict keeps half of each reading: neither is sure enough to be reported.
-        weight = np.where(conflict & (weight > 0), 0.5, weight)[:, None].astype(np.float32)
+        # A conflict pulls at most halfway, and no further than the taught index is close: a
+        # barely similar index (another deck's Q near a taught French R) must not outweigh a
+        # sure reading, and a very close one leaves neither sure enough to be reported alone.
+        weight = np.where(conflict, np.minimum(weight, CONFLICT_PULL), weight)
+        weight = weight[:, None].astype(np.float32)
         rank = (1.0 - weight) * scores.rank
         suit = (1.0 - weight) * scores.suit
         rows = np.arange(n)

@@ -15,23 +15,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from engine.cards import Card, Rank, Suit
 from engine.simulate import deal_cards
-
-# The index geometry and text drawing of the drawn decks, so a repainted rank sits exactly
-# where cardart prints it.
-from vision.cardart import (  # noqa: PLC2701
-    _INDEX_X,
-    _RANK_H,
-    _RANK_Y,
-    CardStyle,
-    _put_text_centred,
-    render_card,
-)
+from vision.cardart import CardStyle
 from vision.deck import TeachPhoto, suit_cards
 from vision.scene import Placed, SceneRenderer, SceneSettings, Script, Step, TableLayout
 
@@ -50,28 +40,13 @@ class DrawnDeck:
     style: CardStyle
     french: bool = False
 
-    def render(self, card: Card, height: int) -> np.ndarray:
-        """The card's face, BGRA, as ``vision.cardart.render_card`` draws it."""
-        art = render_card(card, height=height, style=self.style)
-        letter = FRENCH_COURTS.get(card.rank) if self.french else None
-        if letter is None:
-            return art
-        for turned in (False, True):
-            # The second index is the first turned 180 degrees: repaint it the same way.
-            face = np.ascontiguousarray(art[::-1, ::-1, :3] if turned else art[:, :, :3])
-            _repaint_rank(face, letter, card, float(height), self.style)
-            art[:, :, :3] = face[::-1, ::-1] if turned else face
-        return art
-
-
-def _repaint_rank(face: np.ndarray, letter: str, card: Card, h: float, style: CardStyle) -> None:
-    s = style.index_scale
-    cx, cy = _INDEX_X * h, _RANK_Y * s * h + 0.01 * h
-    x0, x1 = round(cx - 0.06 * s * h), round(cx + 0.06 * s * h)
-    y0, y1 = round(cy - 0.055 * s * h), round(cy + 0.042 * s * h)
-    face[max(0, y0):y1, max(1, x0):x1] = style.paper
-    _put_text_centred(face, letter, (cx, cy), _RANK_H * s * h, style.font, style.weight,
-                      style.ink(card.suit))
+    @property
+    def face_style(self) -> CardStyle:
+        """The style its faces are drawn in: French courts print V, D and R."""
+        if not self.french:
+            return self.style
+        letters = tuple(FRENCH_COURTS[r] for r in (Rank.JACK, Rank.QUEEN, Rank.KING))
+        return replace(self.style, court_letters=letters)  # type: ignore[arg-type]
 
 
 def layout_photo(cards: Sequence[Card], deck: DrawnDeck, *, seed: int,
@@ -91,9 +66,8 @@ def layout_photo(cards: Sequence[Card], deck: DrawnDeck, *, seed: int,
         y = h / 2 + (row - (rows - 1) / 2) * gap_y + rnd.gauss(0, 4)
         placed.append(Placed(card, "Ann", True, (x, y), rnd.gauss(0, 3), k + 1))
     script = Script(("Ann", "Bob"), layout, (Step("layout", tuple(placed)),))
-    settings = SceneSettings(frames_per_step=1, hand_frames=0, style=deck.style)
-    renderer = SceneRenderer(script, rng=np.random.default_rng(seed), settings=settings,
-                             faces=deck.render)
+    settings = SceneSettings(frames_per_step=1, hand_frames=0, style=deck.face_style)
+    renderer = SceneRenderer(script, rng=np.random.default_rng(seed), settings=settings)
     return renderer.render(0).image
 
 
@@ -108,6 +82,6 @@ def deal_renderer(deck: DrawnDeck, seed: int, *, frames_per_step: int = 2) -> Sc
     """A drawn two-player deal (``Script.from_deal``) with ``deck``'s cards."""
     rnd = random.Random(seed)
     script = Script.from_deal(deal_cards(rnd, 2, 0), ("Ann", "Bob"), rnd)
-    settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=1, style=deck.style)
-    return SceneRenderer(script, rng=np.random.default_rng(seed), settings=settings,
-                         faces=deck.render)
+    settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=1,
+                             style=deck.face_style)
+    return SceneRenderer(script, rng=np.random.default_rng(seed), settings=settings)

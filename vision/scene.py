@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -429,19 +429,11 @@ _SKIN: tuple[tuple[int, int, int], ...] = (
 )
 
 
-#: Draws a card's face, BGRA, ``height`` pixels tall (``vision.cardart.render_card``'s job).
-FaceDrawer = Callable[[Card, int], np.ndarray]
-
-
 class SceneRenderer:
-    """Draws a script's frames. ``rng`` seeds the whole scene; frames can be drawn in any order.
-
-    ``faces`` draws the card faces, in the scene's style by default; a deck the
-    cardart styles do not cover (``vision.deck_lab``'s French courts) brings its own.
-    """
+    """Draws a script's frames. ``rng`` seeds the whole scene; frames can be drawn in any order."""
 
     def __init__(self, script: Script, *, rng: np.random.Generator,
-                 settings: SceneSettings | None = None, faces: FaceDrawer | None = None) -> None:
+                 settings: SceneSettings | None = None) -> None:
         self.script = script
         self.settings = settings or SceneSettings()
         self._seed = int(rng.integers(2 ** 62))
@@ -451,8 +443,6 @@ class SceneRenderer:
         self._homography = _camera(scene, self.settings.size, self.settings.tilt) @ np.diag(
             [sx, sy, 1.0])
         self.style = self.settings.style or CardStyle.random(scene)
-        self._faces = faces or (lambda card, height: render_card(card, height=height,
-                                                                 style=self.style))
         table = self.settings.table
         if table == "random":
             table = "wood" if scene.random() < 0.6 else "cloth"
@@ -547,7 +537,7 @@ class SceneRenderer:
         art = self._art.get(key)
         if art is None:
             if placed.face_up and placed.card is not None:
-                art = self._faces(placed.card, self._card_px)
+                art = render_card(placed.card, height=self._card_px, style=self.style)
             else:
                 art = render_back(height=self._card_px, style=self.style)
             self._art[key] = art
