@@ -18,9 +18,9 @@ names a deck's unusual glyphs. A patch close to a taught card that the network
 confidently reads as a *different* card is pulled at most halfway, and only as
 far as it is close: a very close one leaves the patch unknown, because a wrong
 card costs more than a missing one; a barely similar one (another deck's Q near
-a taught French R) leaves the network's sure reading standing. Patches far from every
-taught index (pips, table, hands, another deck's odd glyphs) keep the network's
-scores exactly. Without a profile nothing here runs.
+a taught French R) leaves the network's sure reading standing. Patches far from
+every taught index (pips, table, hands, another deck's odd glyphs) keep the
+network's scores exactly. Without a profile nothing here runs.
 
 Teaching refuses rather than guesses: a photo that cannot be read, a wrong
 number of cards in it, a card the network confidently reads as a different

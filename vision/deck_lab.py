@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.cards import Card, Rank, Suit
+from engine.cards import Card, Suit
 from engine.simulate import deal_cards
 from vision.cardart import CardStyle
 from vision.deck import TeachPhoto, suit_cards
@@ -30,7 +30,8 @@ __all__ = [
     "FRENCH_COURTS",
 ]
 
-FRENCH_COURTS = {Rank.JACK: "V", Rank.QUEEN: "D", Rank.KING: "R"}
+#: What a French deck prints for the jack, queen and king (valet, dame, roi).
+FRENCH_COURTS = ("V", "D", "R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +46,7 @@ class DrawnDeck:
         """The style its faces are drawn in: French courts print V, D and R."""
         if not self.french:
             return self.style
-        letters = tuple(FRENCH_COURTS[r] for r in (Rank.JACK, Rank.QUEEN, Rank.KING))
-        return replace(self.style, court_letters=letters)  # type: ignore[arg-type]
+        return replace(self.style, court_letters=FRENCH_COURTS)
 
 
 def layout_photo(cards: Sequence[Card], deck: DrawnDeck, *, seed: int,
