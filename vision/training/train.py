@@ -194,7 +194,7 @@ def main() -> None:
     ap.add_argument("--negatives", type=int, default=40000, help="real non-index patches used")
     ap.add_argument("--turns", type=int, default=3, help="extra turned copies of each dev photo")
     ap.add_argument("--width", type=int, default=16, help="channels of the first conv block")
-    ap.add_argument("--real-repeats", type=int, default=4,
+    ap.add_argument("--real-repeats", type=int, default=8,
                     help="times each real index patch is repeated in the later stages")
     ap.add_argument("--drawn", type=int, default=300, help="drawn scenes to harvest (drawn.py)")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
