@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
+
+from vision.datasets import Split
 
 __all__ = ["register"]
 
@@ -17,7 +19,7 @@ def register(subparsers: Any) -> None:
     ev = sub.add_parser("eval", help="score recognition on DIR (images + labels.json)")
     ev.add_argument("dir", type=Path, metavar="DIR")
     ev.add_argument("--json", action="store_true", help="print one JSON object (CONTRACT.md)")
-    ev.add_argument("--split", choices=("all", "dev", "test", "fit", "val"), default="all",
+    ev.add_argument("--split", choices=get_args(Split), default="all",
                     help="only this part of the dev/test split; fit and val cut dev in two "
                          "(vision/training/README.md)")
     ev.add_argument("--min-confidence", type=float, default=None)
