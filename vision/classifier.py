@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import cv2
 import numpy as np
@@ -157,7 +157,7 @@ def _opencv_runner(path: str) -> Runner:
 def _softmax(z: np.ndarray) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
-    return e / e.sum(axis=1, keepdims=True)
+    return cast(np.ndarray, e / e.sum(axis=1, keepdims=True))
 
 
 def _scores(logits: np.ndarray) -> PatchScores:

@@ -95,7 +95,7 @@ def _read_indices(cand: IndexCandidates, rank: np.ndarray, suit: np.ndarray) -> 
 
     def close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         d = np.hypot(a[:, None, 0] - b[None, :, 0], a[:, None, 1] - b[None, :, 1])
-        return d < (GLYPH_SAME * span)[:, None]
+        return np.asarray(d < (GLYPH_SAME * span)[:, None])
 
     rr, ss, rs = close(rank_xy, rank_xy), close(suit_xy, suit_xy), close(rank_xy, suit_xy)
     sr = close(suit_xy, rank_xy)
@@ -133,7 +133,7 @@ def _merge_outlines(indices: list[_Index]) -> np.ndarray:
             est = np.roll(est, 2, axis=0)  # the opposite corner reads upside down
         if np.hypot(*(est.mean(0) - outline.mean(0))) < 0.25 * CARD_HEIGHT * best.span:
             estimates.append(est)
-    return np.mean(estimates, axis=0)
+    return np.asarray(np.mean(estimates, axis=0))
 
 
 def _corners(points: np.ndarray) -> Corners:

@@ -34,7 +34,7 @@ import random
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -621,8 +621,8 @@ class SceneRenderer:
         cv2.ellipse(mask, _pt(thumb), (round(0.14 * unit), round(0.05 * unit)), angle - 50, 0,
                     360, 255, -1, cv2.LINE_AA)
         shadow = cv2.resize(mask, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
-        shift = np.float32([[1, 0, 2.5 * self._shadow_dir[0] / 4],
-                            [0, 1, 2.5 * self._shadow_dir[1] / 4]])
+        shift = np.array([[1, 0, 2.5 * self._shadow_dir[0] / 4],
+                          [0, 1, 2.5 * self._shadow_dir[1] / 4]], np.float32)
         shadow = cv2.warpAffine(shadow, shift, (w // 4, h // 4))
         self._darken(image, shadow, 0.45, blur=0.02 * h / 4)
         skin = np.array(self._skin, np.float32) * rng.uniform(0.95, 1.05)
@@ -717,8 +717,8 @@ def _camera(rng: np.random.Generator, size: tuple[int, int], tilt: float) -> np.
     """A homography for a camera a little off top-down: far edge narrower, slight turn."""
     w, h = size
     far = tilt * rng.uniform(0.6, 1.0) * w
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = np.float32([[far, 0.02 * h], [w - far, 0.02 * h], [w, h], [0, h]])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    dst = np.array([[far, 0.02 * h], [w - far, 0.02 * h], [w, h], [0, h]], np.float32)
     m = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
     turn = rng.uniform(-1.5, 1.5)
     zoom = rng.uniform(0.97, 1.02)
@@ -747,7 +747,7 @@ def _wood(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
     tone[seams] *= 0.55
     img = base[None, None, :] * tone[..., None]
     img = cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR)
-    return np.clip(img, 0, 255).astype(np.uint8)
+    return cast(np.ndarray, np.clip(img, 0, 255).astype(np.uint8))
 
 
 def _cloth(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
@@ -779,7 +779,7 @@ def _lamp(rng: np.random.Generator, size: tuple[int, int]) -> tuple[np.ndarray, 
 def _glare(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
     """A soft reflection of the lamp on a glossy surface: added light, not a gain."""
     w, h = size
-    out = np.zeros((h // 4, w // 4), np.float32)
+    out: np.ndarray = np.zeros((h // 4, w // 4), np.float32)
     centre = (round(rng.uniform(0.15, 0.85) * w / 4), round(rng.uniform(0.15, 0.85) * h / 4))
     axes = (round(rng.uniform(0.03, 0.07) * w / 4), round(rng.uniform(0.02, 0.05) * h / 4))
     cv2.ellipse(out, centre, axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
@@ -829,7 +829,7 @@ def _truth_json(t: TruthCard) -> dict[str, Any]:
 
 def read_truth(folder: str | Path) -> dict[str, Any]:
     """Reads ``truth.json`` back, with cards as ``Card`` and zones as ``TableZones``."""
-    document = json.loads((Path(folder) / "truth.json").read_text())
+    document: dict[str, Any] = json.loads((Path(folder) / "truth.json").read_text())
     document["zones"] = TableZones.from_config(document["zones"])
     for record in document["frames"]:
         record["cards"] = [TruthCard(Card.parse(c["card"]), c["zone"], c["face_up"],

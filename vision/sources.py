@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -116,7 +116,8 @@ class ReplaySource:
         if image is None:
             return None
         if self.size is not None and (image.shape[1], image.shape[0]) != self.size:
-            image = self._cv2.resize(image, self.size, interpolation=self._cv2.INTER_AREA)
+            image = cast(Image, self._cv2.resize(image, self.size,
+                                                 interpolation=self._cv2.INTER_AREA))
         frame = Frame(image, self._index / self.fps, self._index)
         self._index += 1
         return frame
@@ -134,7 +135,7 @@ class ReplaySource:
         image = self._cv2.imread(str(path), self._cv2.IMREAD_COLOR)
         if image is None:
             raise SourceError(f"cannot read the image {path}")
-        return image
+        return cast(Image, image)
 
     def __iter__(self) -> Iterator[Frame]:
         while (frame := self.read()) is not None:
@@ -235,7 +236,7 @@ class OpenCVSource:
 
     def _grab(self) -> Image | None:
         ok, image = self._capture.read()
-        return image if ok else None
+        return cast(Image, image) if ok else None
 
     def read(self, timeout: float = 0.5) -> Frame | None:
         return self._grabber.read(timeout)

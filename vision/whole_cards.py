@@ -16,6 +16,7 @@ to the corner-index path (``vision.candidates``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import cv2
 import numpy as np
@@ -154,7 +155,7 @@ def _warp(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
     coarse = cv2.resize(card, (16, 22), interpolation=cv2.INTER_AREA).reshape(-1, 3)
     paper = np.sort(coarse, axis=0)[int(0.9 * len(coarse))].astype(np.float32)
     gain = 235.0 / np.maximum(paper, 20.0)
-    return np.clip(card.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    return cast(np.ndarray, np.clip(card.astype(np.float32) * gain, 0, 255).astype(np.uint8))
 
 
 def _corner_pairs(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -193,7 +194,8 @@ def _corner_pairs(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array(ranks, np.float32), np.array(suits, np.float32)
 
 
-def corner_patches(image: np.ndarray, quad: CardQuad) -> tuple[np.ndarray, np.ndarray, list]:
+def corner_patches(image: np.ndarray, quad: CardQuad
+                   ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Index patches of both diagonal corners of a card (its quad read either way up).
 
     Returns ``(patches, corner_id, orientation)``: ``corner_id`` is 0 or 1 (the

@@ -34,8 +34,8 @@ _BOX_GROW = 0.15
 
 def _unit_to_frame(corners: np.ndarray) -> np.ndarray:
     """Homography from card units (width ``CARD_ASPECT``, height 1, upright) to frame pixels."""
-    card = np.float32([[0, 0], [CARD_ASPECT, 0], [CARD_ASPECT, 1], [0, 1]])
-    return cv2.getPerspectiveTransform(card, np.float32(corners))
+    card = np.array([[0, 0], [CARD_ASPECT, 0], [CARD_ASPECT, 1], [0, 1]], np.float32)
+    return cv2.getPerspectiveTransform(card, np.asarray(corners, np.float32))
 
 
 def _index_regions(truth: TruthCard, boxes: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -47,8 +47,8 @@ def _index_regions(truth: TruthCard, boxes: np.ndarray) -> list[tuple[np.ndarray
     out = []
     for k, (x0, y0, x1, y1) in enumerate(boxes):
         gx, gy = _BOX_GROW * (x1 - x0), _BOX_GROW * (y1 - y0)
-        quad = np.float64([[x0 - gx, y0 - gy], [x1 + gx, y0 - gy], [x1 + gx, y1 + gy],
-                           [x0 - gx, y1 + gy]])
+        quad = np.array([[x0 - gx, y0 - gy], [x1 + gx, y0 - gy], [x1 + gx, y1 + gy],
+                         [x0 - gx, y1 + gy]], np.float64)
         frame = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), h).reshape(-1, 2)
         out.append((frame, down if k == 0 else -down))
     return out
@@ -64,6 +64,7 @@ def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: np.ndar
     labels: list[tuple[int, int] | None] = [NOT_INDEX] * n
     near_any = np.zeros(n, bool)
     turned = np.zeros(n, bool)
+    i: int | np.intp  # candidate index: from np.nonzero below, then from range(n)
     for k, t in enumerate(truth):
         covered = np.zeros(n, bool)
         for above in truth[k + 1:]:

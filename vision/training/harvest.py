@@ -10,6 +10,8 @@ classifier sees every orientation of every real index.
 
 from __future__ import annotations
 
+from typing import cast
+
 import cv2
 import numpy as np
 
@@ -72,7 +74,7 @@ def harvest_boxes(
                 continue
 
             def back(p: np.ndarray, inv: np.ndarray = inv) -> np.ndarray:
-                return p @ inv[:, :2].T + inv[:, 2]
+                return cast(np.ndarray, p @ inv[:, :2].T + inv[:, 2])
 
             r0, s0 = back(cand.rank_xy), back(cand.suit_xy)
             d = s0 - r0

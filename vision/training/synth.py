@@ -10,6 +10,8 @@ of a ten side by side, card-back hatching and smooth blobs.
 
 from __future__ import annotations
 
+from typing import cast
+
 import cv2
 import numpy as np
 
@@ -80,7 +82,7 @@ def _text_mask(text: str, height: float, rng: np.random.Generator) -> np.ndarray
     scale = height / max(th, 1)
     thick = max(1, int(round(thick * scale * rng.uniform(0.6, 1.4))))
     (tw, th), base = cv2.getTextSize(text, font, scale, thick)
-    canvas = np.zeros((th + base + 4 * thick + 8, tw + 4 * thick + 8), np.uint8)
+    canvas: np.ndarray = np.zeros((th + base + 4 * thick + 8, tw + 4 * thick + 8), np.uint8)
     cv2.putText(
         canvas, text, (2 * thick + 4, th + 2 * thick + 4), font, scale, 255, thick, cv2.LINE_AA
     )
@@ -95,7 +97,7 @@ def _centroid(mask: np.ndarray, rng: np.random.Generator, *, pick_part: bool) ->
         n, _, stats, cents = cv2.connectedComponentsWithStats((mask > 96).astype(np.uint8))
         parts = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > 0.1 * (mask > 96).sum()]
         if len(parts) > 1:
-            return cents[parts[rng.integers(len(parts))]]
+            return cast(np.ndarray, cents[parts[rng.integers(len(parts))]])
     m = cv2.moments(mask, binaryImage=False)
     if m["m00"] <= 0:
         return np.array([mask.shape[1] / 2, mask.shape[0] / 2])
@@ -154,7 +156,7 @@ def _compose(masks: list[tuple[np.ndarray, np.ndarray]], rng: np.random.Generato
         small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.2))
     small = small * rng.uniform(0.6, 1.25) + rng.uniform(-40, 30)
     small += rng.normal(0, rng.uniform(0, 10), small.shape)
-    return np.clip(small, 0, 255).astype(np.uint8)
+    return cast(np.ndarray, np.clip(small, 0, 255).astype(np.uint8))
 
 
 def render_index(rank: int, suit: int, rng: np.random.Generator, *, flip: str = "") -> np.ndarray:
@@ -217,7 +219,7 @@ def render_negative(rng: np.random.Generator) -> np.ndarray:
         a = _text_mask(RANK_TEXT[rng.integers(13)], rh, rng)
         b = _text_mask(RANK_TEXT[rng.integers(13)], rh * rng.uniform(0.7, 1.0), rng)
     else:  # hatching and blobs: card backs, table grain, fingers
-        img = np.full((PATCH_SIZE, PATCH_SIZE, 3), rng.uniform(80, 255), np.float32)
+        img: np.ndarray = np.full((PATCH_SIZE, PATCH_SIZE, 3), rng.uniform(80, 255), np.float32)
         step = rng.uniform(2, 6)
         yy, xx = np.mgrid[0:PATCH_SIZE, 0:PATCH_SIZE]
         ang = rng.uniform(0, np.pi)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -71,7 +72,7 @@ class _WithEmbedding(nn.Module):
 def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Per-batch photometric jitter, and the geometric jitter of real candidates: their glyph
     centroids wander, so patches turn, scale and shift a little; some are out of focus."""
-    n = x.shape[0]
+    n: int = x.shape[0]
     out = np.empty_like(x)
     angle = rng.normal(0, 6, n)
     scale = rng.uniform(0.88, 1.12, n)
@@ -85,7 +86,7 @@ def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
                                 borderMode=cv2.BORDER_REPLICATE)
         if blur[i]:
             out[i] = cv2.GaussianBlur(out[i], (3, 3), float(rng.uniform(0.5, 1.0)))
-    y = out.astype(np.float32)
+    y: np.ndarray = out.astype(np.float32)
     y = y * rng.uniform(0.7, 1.3, (n, 1, 1, 1)) + rng.uniform(-30, 30, (n, 1, 1, 1))
     y = y * rng.uniform(0.85, 1.15, (n, 1, 1, 3))  # colour cast
     y += rng.normal(0, 1, y.shape) * rng.uniform(0, 8, (n, 1, 1, 1))
@@ -134,7 +135,7 @@ def predict(net: IndexNet, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pseudo_label(
-    net: IndexNet, x: np.ndarray, owner: np.ndarray, sets: list[frozenset]
+    net: IndexNet, x: np.ndarray, owner: np.ndarray, sets: list[frozenset[Card]]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Names patches of set-labelled photos: the likeliest card of that photo's set, kept
     only when the model is sure it is an index and that card clearly beats the set's others.
@@ -157,7 +158,7 @@ def pseudo_label(
     return x[keep], np.array(rs, np.int64), np.array(ss, np.int64)
 
 
-def harvest_all(root: Path, args: argparse.Namespace, t0: float) -> tuple:
+def harvest_all(root: Path, args: argparse.Namespace, t0: float) -> tuple[Any, ...]:
     """Synthetic patches, roboflow dev box patches and EPFL dev set-labelled patches."""
     sx, sr, ss = synth_set(args.synth, args.synth // 2, seed=1)
     print(f"synthetic {len(sx)} ({time.time() - t0:.0f}s)", flush=True)
@@ -172,14 +173,14 @@ def harvest_all(root: Path, args: argparse.Namespace, t0: float) -> tuple:
     return sx, sr, ss, hx, hr, hs, hg, ex, eo, esets
 
 
-def save_cache(path: Path, *arrays: object) -> None:
+def save_cache(path: Path, *arrays: Any) -> None:
     *plain, esets = arrays
     names = ("sx", "sr", "ss", "hx", "hr", "hs", "hg", "ex", "eo")
-    sets = np.array([" ".join(sorted(str(c) for c in s)) for s in esets])  # type: ignore[attr-defined]
+    sets = np.array([" ".join(sorted(str(c) for c in s)) for s in esets])
     np.savez(path, sets=sets, **dict(zip(names, plain, strict=True)))
 
 
-def load_cache(path: Path) -> tuple:
+def load_cache(path: Path) -> tuple[Any, ...]:
     z = np.load(path)
     esets = [frozenset(Card.parse(c) for c in str(s).split()) for s in z["sets"]]
     return (*(z[k] for k in ("sx", "sr", "ss", "hx", "hr", "hs", "hg", "ex", "eo")), esets)
