@@ -10,6 +10,9 @@ from vision.datasets import Split
 
 __all__ = ["register"]
 
+_MIN_CONFIDENCE_HELP = ("report a card only when this sure of it, 0-1 (default: the "
+                        "recogniser's floor, vision.detection.DEFAULT_MIN_CONFIDENCE)")
+
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("vision", help="card recognition: eval on photos, show one, "
@@ -22,7 +25,8 @@ def register(subparsers: Any) -> None:
     ev.add_argument("--split", choices=get_args(Split), default="all",
                     help="only this part of the dev/test split; fit and val cut dev in two "
                          "(vision/training/README.md)")
-    ev.add_argument("--min-confidence", type=float, default=None)
+    ev.add_argument("--min-confidence", type=float, default=None, metavar="P",
+                    help=_MIN_CONFIDENCE_HELP)
     ev.add_argument("--deck", type=Path, metavar="DECK.npz",
                     help="a deck profile from `vision teach`")
     ev.set_defaults(handler=_eval)
@@ -30,7 +34,8 @@ def register(subparsers: Any) -> None:
     sh.add_argument("image", type=Path, metavar="IMAGE")
     sh.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.png")
     sh.add_argument("--json", action="store_true", help="also print the detections as JSON")
-    sh.add_argument("--min-confidence", type=float, default=None)
+    sh.add_argument("--min-confidence", type=float, default=None, metavar="P",
+                    help=_MIN_CONFIDENCE_HELP)
     sh.add_argument("--deck", type=Path, metavar="DECK.npz",
                     help="a deck profile from `vision teach`")
     sh.set_defaults(handler=_show)

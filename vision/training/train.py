@@ -193,7 +193,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3, help="re-labelling rounds after stage 1")
     ap.add_argument("--negatives", type=int, default=40000, help="real non-index patches used")
-    ap.add_argument("--turns", type=int, default=3, help="extra turned copies of each dev photo")
+    ap.add_argument("--turns", type=int, default=6, help="extra turned copies of each dev photo")
     ap.add_argument("--width", type=int, default=16, help="channels of the first conv block")
     ap.add_argument("--real-repeats", type=int, default=8,
                     help="times each real index patch is repeated in the later stages")
