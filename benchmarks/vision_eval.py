@@ -15,12 +15,13 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import get_args
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
-from vision.datasets import datasets_root, load_labels  # noqa: E402
+from vision.datasets import Split, datasets_root, load_labels  # noqa: E402
 from vision.detection import recognise  # noqa: E402
 from vision.evaluate import evaluate  # noqa: E402
 
@@ -45,7 +46,8 @@ def frame_speed(paths: list[Path], *, repeats: int = 3) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--split", choices=("dev", "test", "all"), default="test")
+    ap.add_argument("--split", choices=get_args(Split), default="test",
+                    help="val measures a model trained with --fit-only (vision/training/README.md)")
     args = ap.parse_args()
     root = datasets_root()
     if root is None:
