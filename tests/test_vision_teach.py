@@ -23,7 +23,7 @@ from vision.deck import (
     teach,
 )
 from vision.deck_lab import DrawnDeck, deal_renderer, layout_photo, suit_photos
-from vision.detection import recognise
+from vision.detection import DEFAULT_MIN_CONFIDENCE, recognise
 
 FRENCH = DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=1.1, four_colour=True),
                    french=True)
@@ -159,9 +159,9 @@ def test_a_sure_reading_against_a_taught_index_yields_only_as_far_as_it_is_close
     seen = similarity * taught_r + np.sqrt(1 - similarity ** 2) * np.eye(1, 128, 5)[0]
     cards, confidence, _ = profile.adjust(glyph, sure_reading("QC"), seen[None, :]).best()
     if network_card_stays:  # barely similar: the network's sure reading stands
-        assert cards == [Card.parse("QC")] and confidence[0] >= 0.7
-    else:  # very close: neither reading is sure any more
-        assert confidence[0] < 0.7
+        assert cards == [Card.parse("QC")] and confidence[0] >= DEFAULT_MIN_CONFIDENCE
+    else:  # very close: neither reading is sure enough to report
+        assert confidence[0] < DEFAULT_MIN_CONFIDENCE
 
 
 @pytest.mark.slow
