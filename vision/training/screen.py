@@ -34,7 +34,7 @@ from vision.classifier import PatchScores, classify
 from vision.datasets import datasets_root, load_labels
 from vision.scene import SceneRenderer, SceneSettings, Script
 from vision.screen import SCREEN_PATH, IndexScreen, screen_features
-from vision.training.synth import place, render_card, synth_set
+from vision.training.synth import bundled_typefaces, place, render_card, synth_set
 
 __all__ = ["teacher_patches", "fit_perceptron", "main"]
 
@@ -83,13 +83,13 @@ def _frames(root: Path | None, scenes: int, seed: int) -> Iterator[tuple[int, np
 
 def _patches(root: Path | None, scenes: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
     """(group, candidate patches): every candidate of every frame, then synthetic indices
-    and clutter (``synth.synth_set``) in groups of 500."""
+    and clutter (``synth.synth_set``, half in real typefaces as the CNN learnt) in groups of 500."""
     group = 0
     for group, image in _frames(root, scenes, seed):
         cand = find_candidates(image, screen=False)
         if len(cand):
             yield group, cand.patches
-    patches, _, _ = synth_set(scenes * 50, scenes * 50, seed)
+    patches, _, _ = synth_set(scenes * 50, scenes * 50, seed, faces=bundled_typefaces())
     for start in range(0, len(patches), 500):
         group += 1
         yield group, patches[start:start + 500]

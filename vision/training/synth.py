@@ -3,6 +3,9 @@
 Each positive is a rank (cv2.putText over the Hershey fonts, thickness and
 slant varied) above a drawn suit symbol, placed so that the two glyph centroids
 land where ``vision.candidates.extract_patches`` puts them, then jittered.
+Given ``faces`` (``bundled_typefaces()``), half the glyphs come from real
+TrueType faces instead (ranks and other text in all, suit symbols in those that
+have them): Hershey strokes alone look like no printed deck.
 Negatives are the look-alikes the candidate stage produces on real tables:
 upside-down and sideways indices, pairs of pips, other letters, the "1" and "0"
 of a ten side by side, card-back hatching and smooth blobs.
@@ -10,6 +13,9 @@ of a ten side by side, card-back hatching and smooth blobs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
 from typing import cast
 
 import cv2
@@ -27,6 +33,17 @@ FONTS = (
     cv2.FONT_HERSHEY_PLAIN,
     cv2.FONT_HERSHEY_COMPLEX_SMALL,
 )
+# Faces matplotlib bundles (pinned with the training requirements, so a training is the same
+# on every machine): sans, mono, serif and Computer Modern, upright, bold and slanted.
+TYPEFACE_FILES = (
+    "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf",
+    "DejaVuSans-BoldOblique.ttf", "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf",
+    "DejaVuSansMono-Oblique.ttf", "DejaVuSansMono-BoldOblique.ttf", "DejaVuSerif.ttf",
+    "DejaVuSerif-Bold.ttf", "DejaVuSerif-Italic.ttf", "DejaVuSerif-BoldItalic.ttf",
+    "STIXGeneral.ttf", "STIXGeneralBol.ttf", "STIXGeneralItalic.ttf", "STIXGeneralBolIta.ttf",
+    "cmr10.ttf", "cmb10.ttf", "cmss10.ttf", "cmti10.ttf", "cmtt10.ttf",
+)
+SUIT_CHARS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 OTHER_TEXT = tuple("BCEFGHLMNPRSTUVWXYZ01") + ("?", "%", "&", "$", "#")
 
 HI = 128  # render size (4x the patch) for anti-aliasing
@@ -35,8 +52,13 @@ _RANK_AT = np.array([HI / 2, HI / 2 - _DIST / 2])
 _SUIT_AT = np.array([HI / 2, HI / 2 + _DIST / 2])
 
 
-def _suit_mask(suit: str, size: int, rng: np.random.Generator) -> np.ndarray:
+def _suit_mask(
+    suit: str, size: int, rng: np.random.Generator, faces: Sequence[Path] = ()
+) -> np.ndarray:
     """Draws a filled suit symbol of height ``size`` on a square canvas."""
+    typeset = _from_typeface(SUIT_CHARS[suit], size, rng, faces)
+    if typeset is not None:
+        return typeset
     c = size * 2
     m = np.zeros((c, c), np.uint8)
     cx, cy, r = c / 2, c / 2, size / 2
@@ -75,7 +97,76 @@ def _suit_mask(suit: str, size: int, rng: np.random.Generator) -> np.ndarray:
     return m
 
 
-def _text_mask(text: str, height: float, rng: np.random.Generator) -> np.ndarray:
+class TypefaceError(RuntimeError):
+    """The bundled TrueType faces cannot be found (matplotlib missing or changed)."""
+
+
+def bundled_typefaces() -> tuple[Path, ...]:
+    """Paths of ``TYPEFACE_FILES`` inside matplotlib's data folder (a training requirement)."""
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise TypefaceError(
+            "typeface glyphs need matplotlib: install vision/training/requirements.txt"
+        ) from exc
+    folder = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    faces = tuple(folder / name for name in TYPEFACE_FILES)
+    missing = [f.name for f in faces if not f.is_file()]
+    if missing:
+        raise TypefaceError(f"matplotlib {matplotlib.__version__} lacks the faces {missing}")
+    return faces
+
+
+@lru_cache(maxsize=4096)
+def _typeface_glyphs(face: Path, text: str) -> np.ndarray | None:
+    """``text`` set in ``face`` at 120 px, cropped to its ink; None when the face lacks a glyph."""
+    from matplotlib.ft2font import FT2Font
+    from PIL import Image, ImageDraw, ImageFont
+
+    if not all(FT2Font(str(face)).get_char_index(ord(ch)) for ch in text):
+        return None
+    font = ImageFont.truetype(str(face), 120)
+    left, top, right, bottom = (int(v) for v in font.getbbox(text))
+    canvas = Image.new("L", (right - left + 8, bottom - top + 8), 0)
+    ImageDraw.Draw(canvas).text((4 - left, 4 - top), text, fill=255, font=font)
+    ink = np.asarray(canvas)
+    ys, xs = np.nonzero(ink > 32)
+    if len(ys) == 0:
+        return None
+    return np.ascontiguousarray(ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1])
+
+
+def _typeface_mask(glyphs: np.ndarray, height: float, rng: np.random.Generator) -> np.ndarray:
+    """Set glyphs scaled to ``height``, squashed and made lighter or bolder like ``_text_mask``."""
+    scale = height / glyphs.shape[0]
+    squash = rng.uniform(0.75, 1.25)
+    size = (max(1, round(glyphs.shape[1] * scale * squash)), max(1, round(height)))
+    mask = cv2.resize(glyphs, size, interpolation=cv2.INTER_AREA)
+    pad = max(4, int(height * 0.2))
+    mask = cv2.copyMakeBorder(mask, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    weight = int(rng.integers(-1, 4))
+    if weight:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * abs(weight) + 1,) * 2)
+        mask = cv2.dilate(mask, kernel) if weight > 0 else cv2.erode(mask, kernel)
+    return cast(np.ndarray, mask)
+
+
+def _from_typeface(
+    text: str, height: float, rng: np.random.Generator, faces: Sequence[Path]
+) -> np.ndarray | None:
+    """Half the time (when faces are given), ``text`` set in one of them that has its glyphs."""
+    if not faces or rng.random() < 0.5:
+        return None
+    glyphs = _typeface_glyphs(faces[int(rng.integers(len(faces)))], text)
+    return None if glyphs is None else _typeface_mask(glyphs, height, rng)
+
+
+def _text_mask(
+    text: str, height: float, rng: np.random.Generator, faces: Sequence[Path] = ()
+) -> np.ndarray:
+    typeset = _from_typeface(text, height, rng, faces)
+    if typeset is not None:
+        return typeset
     font = FONTS[rng.integers(len(FONTS))]
     thick = int(rng.integers(1, 4))
     (tw, th), _ = cv2.getTextSize(text, font, 1.0, thick)
@@ -159,15 +250,19 @@ def _compose(masks: list[tuple[np.ndarray, np.ndarray]], rng: np.random.Generato
     return cast(np.ndarray, np.clip(small, 0, 255).astype(np.uint8))
 
 
-def render_index(rank: int, suit: int, rng: np.random.Generator, *, flip: str = "") -> np.ndarray:
+def render_index(
+    rank: int, suit: int, rng: np.random.Generator, *, flip: str = "",
+    faces: Sequence[Path] = (),
+) -> np.ndarray:
     """One 32x32 patch of the index of rank ``rank`` (0..12) and suit ``suit`` (0..3).
 
-    ``flip`` "180" or "90" renders the same index turned, as a negative.
+    ``flip`` "180" or "90" renders the same index turned, as a negative; ``faces``
+    (``bundled_typefaces()``) sets half the glyphs in real type.
     """
     rh = _DIST * rng.uniform(0.75, 1.25)
     text = RANK_TEXT[rank]
-    rmask = _text_mask(text, rh, rng)
-    smask = _suit_mask(SUITS[suit], int(rh * rng.uniform(0.55, 0.95)), rng)
+    rmask = _text_mask(text, rh, rng, faces)
+    smask = _suit_mask(SUITS[suit], int(rh * rng.uniform(0.55, 0.95)), rng, faces)
     rc = _centroid(rmask, rng, pick_part=(text == "10"))
     sc = _centroid(smask, rng, pick_part=False)
     ra, sa = _RANK_AT.copy(), _SUIT_AT.copy()
@@ -192,7 +287,7 @@ def render_index(rank: int, suit: int, rng: np.random.Generator, *, flip: str = 
     return _compose(layers, rng)
 
 
-def render_negative(rng: np.random.Generator) -> np.ndarray:
+def render_negative(rng: np.random.Generator, *, faces: Sequence[Path] = ()) -> np.ndarray:
     """One 32x32 patch of something the candidate stage pairs but that is not an index."""
     kind = rng.integers(5)
     if kind == 0:
@@ -201,23 +296,24 @@ def render_negative(rng: np.random.Generator) -> np.ndarray:
             int(rng.integers(4)),
             rng,
             flip="180" if rng.random() < 0.6 else "90",
+            faces=faces,
         )
     colour = _ink_colour(SUITS[rng.integers(4)], rng)
     rh = _DIST * rng.uniform(0.7, 1.3)
     if kind == 1:  # two pips
         s = SUITS[rng.integers(4)]
-        a = _suit_mask(s, int(rh * rng.uniform(0.8, 1.4)), rng)
-        b = _suit_mask(s, int(rh * rng.uniform(0.8, 1.4)), rng)
+        a = _suit_mask(s, int(rh * rng.uniform(0.8, 1.4)), rng, faces)
+        b = _suit_mask(s, int(rh * rng.uniform(0.8, 1.4)), rng, faces)
     elif kind == 2:  # other characters
-        a = _text_mask(OTHER_TEXT[rng.integers(len(OTHER_TEXT))], rh, rng)
+        a = _text_mask(OTHER_TEXT[rng.integers(len(OTHER_TEXT))], rh, rng, faces)
         b = (
-            _text_mask(OTHER_TEXT[rng.integers(len(OTHER_TEXT))], rh * 0.8, rng)
+            _text_mask(OTHER_TEXT[rng.integers(len(OTHER_TEXT))], rh * 0.8, rng, faces)
             if rng.random() < 0.5
-            else _suit_mask(SUITS[rng.integers(4)], int(rh * 0.7), rng)
+            else _suit_mask(SUITS[rng.integers(4)], int(rh * 0.7), rng, faces)
         )
     elif kind == 3:  # the "1" and "0" of a ten, or two rank glyphs, stacked
-        a = _text_mask(RANK_TEXT[rng.integers(13)], rh, rng)
-        b = _text_mask(RANK_TEXT[rng.integers(13)], rh * rng.uniform(0.7, 1.0), rng)
+        a = _text_mask(RANK_TEXT[rng.integers(13)], rh, rng, faces)
+        b = _text_mask(RANK_TEXT[rng.integers(13)], rh * rng.uniform(0.7, 1.0), rng, faces)
     else:  # hatching and blobs: card backs, table grain, fingers
         img: np.ndarray = np.full((PATCH_SIZE, PATCH_SIZE, 3), rng.uniform(80, 255), np.float32)
         step = rng.uniform(2, 6)
@@ -250,17 +346,19 @@ def render_negative(rng: np.random.Generator) -> np.ndarray:
     return _compose(layers, rng)
 
 
-def synth_set(n_pos: int, n_neg: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def synth_set(
+    n_pos: int, n_neg: int, seed: int, *, faces: Sequence[Path] = ()
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Returns (patches, rank labels 0..13, suit labels 0..4); 13 and 4 mean "not an index"."""
     rng = np.random.default_rng(seed)
     xs, rs, ss = [], [], []
     for _ in range(n_pos):
         r, s = int(rng.integers(13)), int(rng.integers(4))
-        xs.append(render_index(r, s, rng))
+        xs.append(render_index(r, s, rng, faces=faces))
         rs.append(r)
         ss.append(s)
     for _ in range(n_neg):
-        xs.append(render_negative(rng))
+        xs.append(render_negative(rng, faces=faces))
         rs.append(13)
         ss.append(4)
     return np.stack(xs), np.array(rs, np.int64), np.array(ss, np.int64)

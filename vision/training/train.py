@@ -33,7 +33,7 @@ from vision.classifier import EMBEDDING_OUTPUT, LOGITS_OUTPUT, MODEL_PATH, norma
 from vision.datasets import Split, datasets_root, load_labels
 from vision.training.drawn import harvest_scenes
 from vision.training.harvest import card_labels, harvest_boxes, harvest_sets
-from vision.training.synth import synth_set
+from vision.training.synth import bundled_typefaces, synth_set
 
 
 class IndexNet(nn.Module):
@@ -160,7 +160,7 @@ def pseudo_label(
 
 def harvest_all(root: Path, args: argparse.Namespace, t0: float) -> tuple[Any, ...]:
     """Synthetic patches, roboflow dev box patches and EPFL dev set-labelled patches."""
-    sx, sr, ss = synth_set(args.synth, args.synth // 2, seed=1)
+    sx, sr, ss = synth_set(args.synth, args.synth // 2, seed=1, faces=bundled_typefaces())
     print(f"synthetic {len(sx)} ({time.time() - t0:.0f}s)", flush=True)
     part: Split = "fit" if args.fit_only else "dev"
     dev = load_labels(root / "roboflow-cardcounterml", split=part)
