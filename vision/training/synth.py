@@ -33,8 +33,9 @@ FONTS = (
     cv2.FONT_HERSHEY_PLAIN,
     cv2.FONT_HERSHEY_COMPLEX_SMALL,
 )
-# Faces matplotlib bundles (pinned with the training requirements, so a training is the same
-# on every machine): sans, mono, serif and Computer Modern, upright, bold and slanted.
+# Faces matplotlib bundles, set by Pillow (both pinned in the training requirements, so a
+# training is the same on every machine): sans, mono, serif and Computer Modern, upright,
+# bold and slanted.
 TYPEFACE_FILES = (
     "DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSans-Oblique.ttf",
     "DejaVuSans-BoldOblique.ttf", "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf",
