@@ -164,6 +164,22 @@ def test_a_sure_reading_against_a_taught_index_yields_only_as_far_as_it_is_close
         assert confidence[0] < DEFAULT_MIN_CONFIDENCE
 
 
+def test_a_sure_rank_keeps_the_networks_suit_however_close_the_taught_index() -> None:
+    # A small-index deck's 10C and 10S differ only in a small club or spade: a 10C patch can
+    # lie as close to the taught 10S as to its own. The network reads the 10 surely and cannot
+    # tell the suit; the taught 10S must not decide it (that read a 2C as 2S on a drawn deck).
+    glyph = np.random.default_rng(5).integers(0, 256, (1, 32, 32, 3), np.uint8)
+    far = np.random.default_rng(6).integers(0, 256, (1, 32, 32, 3), np.uint8)
+    taught_s, taught_c = np.eye(2, 128, dtype=np.float32)
+    profile = DeckProfile(parse_cards("TS TC"), np.concatenate([glyph, far]),
+                          np.stack([taught_s, taught_c]), "test")
+    unsure_suit = sure_reading("TC", 0.99)
+    unsure_suit.suit[0, :4] = [0.47, 0.03, 0.03, 0.45]  # clubs, diamonds, hearts, spades
+    adjusted = profile.adjust(glyph, unsure_suit, taught_s[None, :])
+    assert np.array_equal(adjusted.suit, unsure_suit.suit)
+    assert adjusted.best()[1][0] < DEFAULT_MIN_CONFIDENCE
+
+
 @pytest.mark.slow
 def test_a_taught_deck_is_read_better_and_another_deck_no_worse(french: DeckProfile) -> None:
     right, wrong = read_deals(FRENCH, None, (1, 2, 3))
