@@ -6,7 +6,14 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.candidates import PATCH_SIZE, extract_patches, find_candidates, find_glyphs, pair_glyphs
+from vision.candidates import (
+    PATCH_SIZE,
+    channel_extremes,
+    extract_patches,
+    find_candidates,
+    find_glyphs,
+    pair_glyphs,
+)
 from vision.training.synth import place, render_card
 
 TABLE = (60, 110, 150)
@@ -66,3 +73,13 @@ def test_patch_puts_rank_on_top() -> None:
 def test_rejects_grey_images() -> None:
     with pytest.raises(ValueError, match="BGR"):
         find_candidates(np.zeros((10, 10), np.uint8))
+
+
+@pytest.mark.parametrize("shape", [(720, 1280), (5, 7), (1, 1)])
+def test_channel_extremes_are_each_pixels_darkest_and_brightest_channel(
+        shape: tuple[int, int]) -> None:
+    image = np.random.default_rng(1).integers(0, 256, (*shape, 3), np.uint8)
+    for view in (image, image[:, ::-1]):  # a frame as cut from a bigger one: not contiguous
+        lo, hi = channel_extremes(view)
+        np.testing.assert_array_equal(lo, view.min(axis=2))
+        np.testing.assert_array_equal(hi, view.max(axis=2))

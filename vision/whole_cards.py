@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.candidates import extract_patches
+from vision.candidates import channel_extremes, extract_patches
 
 __all__ = ["CardQuad", "find_card_quads", "corner_patches", "CANON_W", "CANON_H"]
 
@@ -109,9 +109,7 @@ def find_card_quads(image: np.ndarray) -> list[CardQuad]:
     if scale < 1.0:
         small = cv2.resize(image, (round(w * scale), round(h * scale)),
                            interpolation=cv2.INTER_AREA)
-    b, g, r = cv2.split(small)
-    lo = cv2.min(cv2.min(b, g), r)
-    hi = cv2.max(cv2.max(b, g), r)
+    lo, hi = channel_extremes(small)
     # Paper is bright in every channel and barely coloured.
     white = cv2.subtract(lo, cv2.subtract(hi, lo))
     white = cv2.GaussianBlur(white, (3, 3), 0)
