@@ -214,9 +214,10 @@ class DeckProfile:
         taught_rank, taught_suit = self._rank_of[nearest], self._suit_of[nearest]
         s_net = scores.suit.argmax(axis=1)
         p_net = scores.rank[np.arange(n), r_net] * scores.suit[np.arange(n), s_net]
+        # A sure reading of the taught rank was left alone above, so a sure reading still
+        # pulled here names another rank.
         conflict = ((p_net >= NETWORK_SURE) & (r_net != NOT_INDEX_RANK)
-                    & (s_net != NOT_INDEX_SUIT)
-                    & ((r_net != taught_rank) | (s_net != taught_suit)))
+                    & (s_net != NOT_INDEX_SUIT) & (r_net != taught_rank))
         # A conflict pulls at most halfway, and no further than the taught index is close: a
         # barely similar index (another deck's Q near a taught French R) must not outweigh a
         # sure reading, and a very close one leaves neither sure enough to be reported alone.
