@@ -56,6 +56,19 @@ def test_any_layout_with_its_card_list(french_photos: list[TeachPhoto]) -> None:
     assert teach([photo]).taught == frozenset(cards)
 
 
+def test_a_card_shaped_stretch_of_bare_table_is_not_counted(
+        french_photos: list[TeachPhoto], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Table seen between two cards lying close can be enclosed by their edges into a quad
+    # of a card's proportions; it shows no corner index, so it is not one of the cards.
+    import vision.deck as deck_module
+    from vision.whole_cards import CardQuad, find_card_quads
+
+    gap = CardQuad(np.array([[20, 10], [68, 10], [68, 80], [20, 80]], np.float32))
+    monkeypatch.setattr(deck_module, "find_card_quads",
+                        lambda image: [*find_card_quads(image), gap])
+    assert teach(french_photos[:1]).taught == frozenset(french_photos[0].cards)
+
+
 @pytest.mark.parametrize("change, message", [
     ("fewer", r"spades.png: found 13 cards lying apart, expected 12"),
     ("swapped", r"spades.png: card 2 \(expected 9S\) reads as 2S \(0\.\d\d\): is the order "),

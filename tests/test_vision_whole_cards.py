@@ -30,6 +30,22 @@ def test_one_quad_per_free_card_short_side_first(angle: float) -> None:
     assert 1.25 < long_ / short < 1.6
 
 
+@pytest.mark.parametrize("gap", [2, 8])
+def test_two_cards_a_hair_apart_are_two_quads_not_their_union(gap: int) -> None:
+    # Side by side, two cards make a 126 x 88 mm blob: a card's proportions. Some masks
+    # merge them across a narrow gap; that union must not count as a third card.
+    img = np.full((720, 1280, 3), TABLE, np.uint8)
+    ace = render_card(0, 2)
+    half = ace.shape[1] * 0.8 / 2 + gap / 2
+    place(img, ace, (640 - half, 360), 0, 0.8)
+    place(img, render_card(1, 2), (640 + half, 360), 0, 0.8)
+    quads = find_card_quads(img)
+    centres = sorted(float(q.corners.mean(axis=0)[0]) for q in quads)
+    assert len(quads) == 2
+    assert np.allclose(centres, (640 - half, 640 + half), atol=12)
+    assert {d.card for d in recognise(img)} == {Card.parse("AH"), Card.parse("2H")}
+
+
 @pytest.mark.parametrize("angle", [0, 37, 180, 250])
 def test_corners_read_the_card(angle: float) -> None:
     img = scene(angle)

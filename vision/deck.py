@@ -288,8 +288,9 @@ def load_profile(path: str | Path, *, model_path: str = str(MODEL_PATH)) -> Deck
         raise DeckError(f"deck profile {str(path)!r}: {exc}") from None
 
 
-def _reading_order(quads: Sequence[CardQuad]) -> list[CardQuad]:
-    """Rows top to bottom, each left to right: a new row starts half a card below the last."""
+def _reading_order(quads: Sequence[CardQuad]) -> list[int]:
+    """Positions in ``quads``, rows top to bottom, each left to right: a new row starts half a
+    card below the last."""
     centres = np.array([q.corners.mean(axis=0) for q in quads])
     height = float(np.median([max(np.hypot(*(q.corners[1] - q.corners[0])),
                                   np.hypot(*(q.corners[2] - q.corners[1]))) for q in quads]))
@@ -299,7 +300,7 @@ def _reading_order(quads: Sequence[CardQuad]) -> list[CardQuad]:
             rows[-1].append(i)
         else:
             rows.append([i])
-    return [quads[i] for row in rows for i in sorted(row, key=lambda k: centres[k, 0])]
+    return [i for row in rows for i in sorted(row, key=lambda k: centres[k, 0])]
 
 
 def _loose_indices(cand: IndexCandidates, quad: CardQuad) -> tuple[np.ndarray, np.ndarray]:
@@ -321,24 +322,26 @@ def _loose_indices(cand: IndexCandidates, quad: CardQuad) -> tuple[np.ndarray, n
 def _teach_photo(photo: TeachPhoto, model_path: str) -> tuple[list[Card], list[np.ndarray]]:
     if photo.image is None:
         raise DeckError(f"{photo.name}: cannot read the image")
-    quads = find_card_quads(photo.image)
-    if len(quads) != len(photo.cards):
-        raise DeckError(f"{photo.name}: found {len(quads)} cards lying apart, expected "
-                        f"{len(photo.cards)} ({' '.join(map(str, photo.cards))}); lay them "
-                        f"face up, not touching, on a plain table")
     cand = find_candidates(photo.image)
-    cards: list[Card] = []
-    patches: list[np.ndarray] = []
-    for number, (quad, expected) in enumerate(zip(_reading_order(quads), photo.cards,
-                                                  strict=True), start=1):
-        where = f"{photo.name}: card {number} (expected {expected})"
-        # Both ways the recogniser cuts an index: from the card read whole, and from the frame.
+    # Both ways the recogniser cuts an index: from the card read whole, and from the frame.
+    # A quad with neither is no card: table seen between two cards lying close.
+    shown = []
+    for quad in find_card_quads(photo.image):
         whole, ids, _ = corner_patches(photo.image, quad)
         loose, ends = _loose_indices(cand, quad)
-        cut = np.concatenate([whole, cand.patches[loose]])
-        groups = np.concatenate([ids, 2 + ends])
-        if len(cut) == 0:
-            raise DeckError(f"{where}: no corner index found")
+        if len(whole) + len(loose):
+            shown.append((quad, np.concatenate([whole, cand.patches[loose]]),
+                          np.concatenate([ids, 2 + ends])))
+    if len(shown) != len(photo.cards):
+        raise DeckError(f"{photo.name}: found {len(shown)} cards lying apart, expected "
+                        f"{len(photo.cards)} ({' '.join(map(str, photo.cards))}); lay them "
+                        f"face up, not touching, on a plain table, each corner index in view")
+    cards: list[Card] = []
+    patches: list[np.ndarray] = []
+    order = _reading_order([quad for quad, _, _ in shown])
+    for number, (k, expected) in enumerate(zip(order, photo.cards, strict=True), start=1):
+        where = f"{photo.name}: card {number} (expected {expected})"
+        _, cut, groups = shown[k]
         scores, _ = embed(cut, model_path=model_path)
         read, conf, is_index = scores.best()
         p_expected = (scores.rank[:, RANKS.index(expected.rank)]

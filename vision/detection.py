@@ -20,6 +20,7 @@ import numpy as np
 from engine.cards import Card
 from vision.candidates import IndexCandidates, find_candidates
 from vision.classifier import MODEL_PATH, PatchScores, ScoreAdjuster, classify
+from vision.geometry import points_in_quad
 from vision.whole_cards import corner_patches, find_card_quads, read_card
 
 __all__ = ["Detection", "recognise", "DEFAULT_MIN_CONFIDENCE", "card_outline", "points_in_quad"]
@@ -231,19 +232,6 @@ def _whole_cards(image: np.ndarray, *, model_path: str, deck: ScoreAdjuster | No
         start += n
     out.sort(key=lambda t: -t[1])
     return out
-
-
-def points_in_quad(points: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """Which of ``points`` (n, 2) lie inside (or on) the convex quadrilateral ``quad`` (4, 2)."""
-    points = np.asarray(points, np.float64).reshape(-1, 2)
-    q = np.asarray(quad, np.float64)
-    nxt = np.roll(q, -1, axis=0)
-    sign = 1.0 if float(np.sum(q[:, 0] * nxt[:, 1] - nxt[:, 0] * q[:, 1])) >= 0 else -1.0
-    inside = np.ones(len(points), bool)
-    for a, b in zip(q, nxt, strict=True):
-        cross = (b[0] - a[0]) * (points[:, 1] - a[1]) - (b[1] - a[1]) * (points[:, 0] - a[0])
-        inside &= cross * sign >= 0
-    return inside
 
 
 def _subset(cand: IndexCandidates, keep: np.ndarray) -> IndexCandidates:

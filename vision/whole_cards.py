@@ -23,6 +23,7 @@ import numpy as np
 
 from engine.cards import Card
 from vision.candidates import channel_extremes, extract_patches
+from vision.geometry import points_in_quad
 
 __all__ = ["CardQuad", "find_card_quads", "corner_patches", "CANON_W", "CANON_H"]
 
@@ -38,6 +39,9 @@ MIN_ASPECT = 1.22
 MAX_ASPECT = 1.7
 # A card's blob fills its enclosing rectangle (rounded corners, slight perspective).
 MIN_FILL = 0.86
+# A quad holding the centres of two quads whose areas are within this band of fractions
+# of its own is a union of two cards lying close, not a card.
+UNION_AREA = (0.3, 0.7)
 # Margin around the card in the canonical canvas, as a fraction of its size.
 MARGIN = 0.03
 # Ink: darker in its darkest channel than the mean of the window around it (canonical
@@ -105,10 +109,7 @@ def find_card_quads(image: np.ndarray) -> list[CardQuad]:
     h, w = image.shape[:2]
     short = min(h, w)
     scale = min(1.0, QUAD_SHORT_SIDE / short)
-    small = image
-    if scale < 1.0:
-        small = cv2.resize(image, (round(w * scale), round(h * scale)),
-                           interpolation=cv2.INTER_AREA)
+    small = _shrink(image, (round(w * scale), round(h * scale))) if scale < 1.0 else image
     lo, hi = channel_extremes(small)
     # Paper is bright in every channel and barely coloured.
     white = cv2.subtract(lo, cv2.subtract(hi, lo))
@@ -137,7 +138,39 @@ def find_card_quads(image: np.ndarray) -> list[CardQuad]:
             size = np.hypot(*(q[2] - q[0]))
             if all(np.hypot(*(c - o.mean(axis=0))) > 0.2 * size for o in quads):
                 quads.append(q)
-    return [CardQuad(q) for q in quads]
+    return [CardQuad(q) for q in _without_unions(quads)]
+
+
+def _shrink(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Area-averaged halvings, then one bilinear step of less than two: about what one area
+    resize gives, in a fifth of its time (0.5 against 2.6 ms from 1280x720 to 512x288),
+    since OpenCV's area resize is fast only for whole factors.
+    """
+    while image.shape[1] >= 2 * size[0] and image.shape[0] >= 2 * size[1]:
+        image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2),
+                           interpolation=cv2.INTER_AREA)
+    return cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+
+
+def _without_unions(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """Drops quads that enclose the centres of two or more quads of about half their area.
+
+    Two cards laid side by side with a narrow gap can merge into one blob with a
+    card's proportions (two 63 x 88 mm cards make 126 x 88, aspect 1.43); when
+    the cards themselves are also found, the merged quad is not a card. The quads
+    are distinct ones (one per card, however many masks found it), and a court
+    card's printed frame, inside it, is only one.
+    """
+    if len(quads) < 3:
+        return quads
+    centres = np.array([q.mean(axis=0) for q in quads], np.float64)
+    areas = np.array([abs(cv2.contourArea(q)) for q in quads])
+    keep = []
+    for q, area in zip(quads, areas, strict=True):
+        smaller = (areas < UNION_AREA[1] * area) & (areas > UNION_AREA[0] * area)
+        inside = points_in_quad(centres[smaller], q) if smaller.any() else np.zeros(0, bool)
+        keep.append(int(np.count_nonzero(inside)) < 2)
+    return [q for q, k in zip(quads, keep, strict=True) if k]
 
 
 def _warp(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
