@@ -23,6 +23,21 @@ def test_normalise_is_per_patch_and_nchw() -> None:
     assert np.abs(bright - y).mean() < 0.25
 
 
+def test_normalise_matches_its_definition_in_double_precision() -> None:
+    # A flat patch (no spread) and a two-level one test the edges of the contrast term.
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 256, (9, 32, 32, 3), dtype=np.uint8)
+    x[0] = 77
+    x[1] = np.where(rng.random((32, 32, 1)) < 0.5, 0, 255).astype(np.uint8)
+    f = x.astype(np.float64)
+    mean = f.mean(axis=(1, 2, 3), keepdims=True)
+    std = f.std(axis=(1, 2, 3), keepdims=True)
+    expected = ((f - mean) / (std + 8.0)).transpose(0, 3, 1, 2)
+    y = normalise(x)
+    assert y.flags.c_contiguous and np.allclose(y, expected, rtol=0, atol=1e-5)
+    assert normalise(x[:0]).shape == (0, 3, 32, 32)
+
+
 def test_classify_batches_and_empty() -> None:
     x = np.random.default_rng(1).integers(0, 255, (7, 32, 32, 3), dtype=np.uint8)
     s = classify(x)
