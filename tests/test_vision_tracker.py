@@ -91,6 +91,26 @@ def test_fanned_cards_stay_two_cards() -> None:
     assert set(map(str, tracker.cards)) == {"7S", "9C"}
 
 
+def test_a_reported_card_whose_outline_jumps_less_than_its_length_stays_one_card() -> None:
+    # Read whole in one frame, from one corner index or the other in the next: the outline's
+    # centre can move 70 px (here more than the 59 px a track's place may drift).
+    tracker = CardTracker(frame_size=(1280, 720))
+    frames = [[det("KH", 100, 100)]] * 6 + [[det("KH", 150, 150)], [det("KH", 100, 100)]] * 5
+    events = run(tracker, frames)
+    assert [(i, type(e).__name__) for i, e in events] == [(2, "CardAppeared")]
+    assert list(tracker.cards) == [Card.parse("KH")]
+
+
+def test_a_card_shown_again_a_little_way_off_is_laid_anew() -> None:
+    # Turned down after the pegging (an unreadable back where it lay), then shown 70 px away.
+    tracker = CardTracker(frame_size=(1280, 720))
+    frames = [[det("JC", 100, 100)]] * 6 + [[det(None, 100, 100)]] * 10 + \
+        [[det("JC", 170, 100)]] * 6
+    events = run(tracker, frames)
+    assert [(i, type(e).__name__) for i, e in events] == [
+        (2, "CardAppeared"), (18, "CardRemoved"), (18, "CardAppeared")]
+
+
 def test_the_same_card_in_two_places_is_reported() -> None:
     tracker = CardTracker(frame_size=(1280, 720))
     frames = [[det("KS", 100, 100), det("KS", 900, 500)]] * 6

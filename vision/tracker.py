@@ -193,6 +193,8 @@ class CardTracker:
                 near = [t for t in free if math.dist(t.centre, centre) <= self._reach
                         and ((seen.card is not None and t.reported == seen.card) if by_card
                              else not _replaced(t, seen.card, previous))]
+                if by_card and not near and seen.card is not None and previous is not None:
+                    near = self._jittered(free, seen, previous)
                 if not near:
                     unmatched.append(seen)
                     continue
@@ -204,6 +206,21 @@ class CardTracker:
             track = _Track(centroid(seen.corners), tuple(seen.corners), at, at)
             self._tracks.append(track)
             self._observe(track, seen, at)
+
+    def _jittered(self, tracks: list[_Track], seen: Seen, previous: float) -> list[_Track]:
+        """Tracks that read as ``seen``'s card in the previous frame, within a card's length
+        of it and in the same zone.
+
+        An outline guessed from one corner index or the other can land that far from the
+        outline of the card read whole, from one frame to the next; the card has not moved.
+        A card carried into another zone, or missing for a while (turned down after the
+        pegging and shown again), is laid anew, however short the way.
+        """
+        centre = centroid(seen.corners)
+        zone = self.zones.assign(seen.corners) if self.zones is not None else None
+        return [t for t in tracks if t.reported == seen.card and t.zone == zone
+                and t.last_seen >= previous and t.readings[-1] == seen.card
+                and math.dist(t.centre, centre) <= _long_side(seen.corners)]
 
     def _observe(self, track: _Track, seen: Seen, at: float) -> None:
         track.centre, track.corners, track.last_seen = centroid(seen.corners), tuple(
@@ -285,6 +302,11 @@ class CardTracker:
             else:
                 self._complete.pop(zone, None)
         return events
+
+
+def _long_side(corners: Sequence[Point]) -> float:
+    return max(math.dist(corners[k], corners[(k + 1) % len(corners)])
+               for k in range(len(corners)))
 
 
 def _replaced(track: _Track, card: Card | None, previous: float | None) -> bool:
