@@ -221,27 +221,24 @@ def extract_patches(
     span = np.hypot(delta[:, 0], delta[:, 1]).astype(np.float32)
     down = (delta / np.maximum(span, 1e-6)[:, None]).astype(np.float32)
     centre = 0.5 * (rank_xy + suit_xy)
-    half = PATCH_SIZE / 2.0
+    # Every patch's inverse map at once (arithmetic per patch in Python cost 1 ms a frame):
+    # patch pixel (u, v) samples centre + s * ((u - m) * right + (v - m) * down), m the patch's
+    # middle, where "right" on the card is "down" turned a quarter (a rotation, never a mirror).
+    s = 2.0 * PATCH_HALF_SPAN * span.astype(np.float64) / PATCH_SIZE
+    ux, uy = down[:, 0].astype(np.float64), down[:, 1].astype(np.float64)
+    rx, ry = uy, -ux
+    off = s * (0.5 - PATCH_SIZE / 2.0)
+    maps = np.empty((n, 2, 3), np.float64)
+    maps[:, 0, 0], maps[:, 0, 1] = s * rx, s * ux
+    maps[:, 1, 0], maps[:, 1, 1] = s * ry, s * uy
+    # The offset is added in the centroids' own precision, as it always was: the same patches
+    # to the bit as those the CNN was trained on.
+    maps[:, 0, 2] = centre[:, 0] + (off * (rx + ux)).astype(centre.dtype)
+    maps[:, 1, 2] = centre[:, 1] + (off * (ry + uy)).astype(centre.dtype)
     for i in range(n):
-        s = 2.0 * PATCH_HALF_SPAN * float(span[i]) / PATCH_SIZE
-        ux, uy = float(down[i, 0]), float(down[i, 1])
-        # "Right" on the card is "down" turned a quarter (a rotation, never a mirror).
-        rx, ry = uy, -ux
-        off = s * (0.5 - half)
-        m = np.array(
-            [
-                [s * rx, s * ux, centre[i, 0] + off * (rx + ux)],
-                [s * ry, s * uy, centre[i, 1] + off * (ry + uy)],
-            ],
-            dtype=np.float64,
-        )
-        patches[i] = cv2.warpAffine(
-            image,
-            m,
-            (PATCH_SIZE, PATCH_SIZE),
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
+        cv2.warpAffine(image, maps[i], (PATCH_SIZE, PATCH_SIZE), dst=patches[i],
+                       flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                       borderMode=cv2.BORDER_REPLICATE)
     return patches, down, span
 
 
