@@ -165,12 +165,10 @@ def _without_unions(quads: list[np.ndarray]) -> list[np.ndarray]:
         return quads
     centres = np.array([q.mean(axis=0) for q in quads], np.float64)
     areas = np.array([abs(cv2.contourArea(q)) for q in quads])
-    keep = []
-    for q, area in zip(quads, areas, strict=True):
-        smaller = (areas < UNION_AREA[1] * area) & (areas > UNION_AREA[0] * area)
-        inside = points_in_quad(centres[smaller], q) if smaller.any() else np.zeros(0, bool)
-        keep.append(int(np.count_nonzero(inside)) < 2)
-    return [q for q, k in zip(quads, keep, strict=True) if k]
+    low, high = UNION_AREA
+    return [q for q, area in zip(quads, areas, strict=True)
+            if np.count_nonzero(points_in_quad(
+                centres[(areas > low * area) & (areas < high * area)], q)) < 2]
 
 
 def _warp(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
