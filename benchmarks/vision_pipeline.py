@@ -9,6 +9,12 @@ per second of that loop (drawing the scene is not timed), and the latency from
 the first frame in which a newly laid card lies face up to its ``CardAppeared``
 event, in frames; also recall and precision of those events against the truth.
 
+``--theme NAME`` lays the deal with a real deck instead of a drawn one: one of
+the card themes Debian packages carry (``vision/training/facedecks.py``;
+``apt-get install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin``), or
+``--theme all`` for each in turn. The committed recogniser was trained without
+them, so they measure decks it never saw. ``--model`` reads with other weights.
+
 Issue #4's target counts from the frame where the card is *stable*: laid, and the
 laying hand gone (the scene's first ``hand_frames`` frames of each step show the
 hand). ``after_stable`` is that latency; it should be at most 3 frames (the
@@ -32,28 +38,33 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from engine.simulate import deal_cards  # noqa: E402
+from vision.classifier import MODEL_PATH  # noqa: E402
 from vision.detection import recognise  # noqa: E402
 from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
 from vision.sources import ReplaySource  # noqa: E402
 from vision.tracker import CardAppeared, CardTracker  # noqa: E402
+from vision.training.facedecks import FACE_FOLDER, NO_THEMES, FaceDeck, load_face_decks  # noqa: E402
 
 
-def measure(seed: int, frames_per_step: int) -> dict[str, object]:
+def measure(seed: int, frames_per_step: int, *, deck: FaceDeck | None = None,
+            model: str = str(MODEL_PATH)) -> dict[str, object]:
     cv2.setNumThreads(1)
     rng = random.Random(seed)
     script = Script.from_deal(deal_cards(rng, 2, 0), ("Ann", "Bob"), rng)
-    settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=2)
+    settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=2,
+                             faces=deck.face if deck is not None else None)
     with tempfile.TemporaryDirectory() as folder:
         write_sequence(folder, script, rng=np.random.default_rng(seed), settings=settings)
         truth = read_truth(folder)
         tracker = CardTracker(frame_size=tuple(truth["size"]), zones=truth["zones"])
-        recognise(np.zeros((720, 1280, 3), np.uint8))  # load the model outside the timing
+        # Load the model outside the timing.
+        recognise(np.zeros((720, 1280, 3), np.uint8), model_path=model)
         events: list[tuple[int, CardAppeared]] = []
         source = ReplaySource(folder)
         start = time.perf_counter()
         count = 0
         for frame in source:
-            for event in tracker.update(frame.at, recognise(frame.image)):
+            for event in tracker.update(frame.at, recognise(frame.image, model_path=model)):
                 if isinstance(event, CardAppeared):
                     events.append((frame.index, event))
             count += 1
@@ -102,9 +113,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=2)
     parser.add_argument("--frames-per-step", type=int, default=8)
+    parser.add_argument("--theme", help="lay a real deck: a theme's name (or part of it), or all")
+    parser.add_argument("--model", default=str(MODEL_PATH), help="corner-index CNN to read with")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = measure(args.seed, args.frames_per_step)
+    if args.theme:
+        themes(args)
+        return
+    result = measure(args.seed, args.frames_per_step, model=args.model)
     if args.json:
         print(json.dumps(result))
     else:
@@ -114,6 +130,30 @@ def main() -> None:
               f"(after stable: median {result['after_stable_median']}, max "
               f"{result['after_stable_max']}); "
               f"recall {result['recall']}, precision {result['precision']}")
+
+
+def themes(args: argparse.Namespace) -> None:
+    """The deal laid with each chosen real deck: recall and precision per deck, then in all."""
+    decks = [d for d in load_face_decks(FACE_FOLDER)
+             if args.theme == "all" or args.theme.lower() in d.name.lower()]
+    if not decks:
+        raise SystemExit(f"no theme named {args.theme!r}. {NO_THEMES}")
+    due = right = events = 0
+    for deck in decks:
+        result = measure(args.seed, args.frames_per_step, deck=deck, model=args.model)
+        due += int(result["appearances_due"])  # type: ignore[call-overload]
+        right += int(result["appeared_right"])  # type: ignore[call-overload]
+        events += int(result["events"])  # type: ignore[call-overload]
+        print(json.dumps({"theme": deck.name, **result}) if args.json else
+              f"{deck.name}: recall {result['recall']}, precision {result['precision']} "
+              f"({result['appeared_right']} of {result['appearances_due']}, "
+              f"{result['events']} events)", flush=True)
+    total = {"themes": len(decks), "appearances_due": due, "appeared_right": right,
+             "events": events, "recall": round(right / max(1, due), 3),
+             "precision": round(right / max(1, events), 3)}
+    print(json.dumps(total) if args.json else
+          f"all {len(decks)} themes: recall {total['recall']}, precision {total['precision']} "
+          f"({right} of {due}, {events - right} wrong events)")
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ import numpy as np
 
 from engine.cards import Card
 from vision.candidates import find_candidates
-from vision.cardart import CardStyle, index_boxes, render_card
+from vision.cardart import CardStyle, render_card
 from vision.scene import TruthCard
-from vision.training.drawn import NOT_INDEX, _label_frame, harvest_scenes
+from vision.training.drawn import NOT_INDEX, _label_frame, drawn_boxes, harvest_scenes
 from vision.training.harvest import card_labels
 
 
@@ -32,7 +32,7 @@ def one_card_frame(card: Card, *, turn: bool) -> tuple[np.ndarray, TruthCard]:
 
 
 def test_both_indices_are_labelled_with_the_card_whichever_way_it_lies() -> None:
-    boxes = np.array(index_boxes(1000, CardStyle()), np.float64) / 1000.0
+    boxes = drawn_boxes(CardStyle())
     for turn in (False, True):
         frame, truth = one_card_frame(Card.parse("7H"), turn=turn)
         _, labels = _label_frame(frame, (truth,), boxes, np.random.default_rng(0), 1.0)
@@ -42,7 +42,7 @@ def test_both_indices_are_labelled_with_the_card_whichever_way_it_lies() -> None
 
 
 def test_a_face_down_card_gives_only_negatives() -> None:
-    boxes = np.array(index_boxes(1000, CardStyle()), np.float64) / 1000.0
+    boxes = drawn_boxes(CardStyle())
     frame, truth = one_card_frame(Card.parse("QS"), turn=False)
     down = TruthCard(truth.card, truth.zone, False, truth.corners, 1.0)
     _, labels = _label_frame(frame, (down,), boxes, np.random.default_rng(0), 1.0)

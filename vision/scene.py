@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -385,6 +385,9 @@ class SceneSettings:
     light_drift: float = 0.08  # how much the room light swings over a scene
     glare: bool = True
     style: CardStyle | None = None  # None draws a deck from the scene's rng
+    # A card's face at a height in pixels (BGRA), for decks drawn elsewhere (training's
+    # real themes); None draws faces in ``style``. Backs are always drawn in ``style``.
+    faces: Callable[[Card, int], np.ndarray] | None = None
 
     def __post_init__(self) -> None:
         if self.frames_per_step < 1 or not 0 <= self.hand_frames <= self.frames_per_step:
@@ -536,7 +539,9 @@ class SceneRenderer:
         key = (placed.card, placed.face_up)
         art = self._art.get(key)
         if art is None:
-            if placed.face_up and placed.card is not None:
+            if placed.face_up and placed.card is not None and self.settings.faces is not None:
+                art = self.settings.faces(placed.card, self._card_px)
+            elif placed.face_up and placed.card is not None:
                 art = render_card(placed.card, height=self._card_px, style=self.style)
             else:
                 art = render_back(height=self._card_px, style=self.style)

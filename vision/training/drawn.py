@@ -7,24 +7,28 @@ glyphs lie in one of the card's index boxes in the upright direction and no
 card lies on top of them; "not an index" when it lies away from every index
 (table, pips, court panels, backs, hands, and indices read sideways or upside
 down). These patches come from the same cutting code as at run time, with the
-fans, perspective, blur and hands of a real table, in many drawn decks.
+fans, perspective, blur and hands of a real table, in many drawn decks, and
+with ``decks`` in the real designs Debian's card themes carry (``facedecks``).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from dataclasses import replace
 
 import cv2
 import numpy as np
 
 from engine.simulate import deal_cards
 from vision.candidates import PATCH_SIZE, find_candidates
-from vision.cardart import CARD_ASPECT, index_boxes
+from vision.cardart import CARD_ASPECT, CardStyle, index_boxes
 from vision.detection import points_in_quad
 from vision.scene import SceneRenderer, SceneSettings, Script, TruthCard
+from vision.training.facedecks import FaceDeck, SignedBox
 from vision.training.harvest import card_labels
 
-__all__ = ["harvest_scenes"]
+__all__ = ["drawn_boxes", "harvest_scenes"]
 
 NOT_INDEX = (13, 4)
 # A candidate reads upright when its rank-to-suit direction is within ~30 degrees of the card's.
@@ -38,23 +42,34 @@ def _unit_to_frame(corners: np.ndarray) -> np.ndarray:
     return cv2.getPerspectiveTransform(card, np.asarray(corners, np.float32))
 
 
-def _index_regions(truth: TruthCard, boxes: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Both index boxes of one card in frame pixels, each with the index's upright "down"."""
+def drawn_boxes(style: CardStyle) -> list[SignedBox]:
+    """A drawn deck's two index boxes as fractions of the card, the second read turned."""
+    height = 1000.0
+    width = height * CARD_ASPECT
+    (a0, b0, a1, b1), (c0, d0, c1, d1) = index_boxes(int(height), style)
+    return [((a0 / width, b0 / height, a1 / width, b1 / height), 1),
+            ((c0 / width, d0 / height, c1 / width, d1 / height), -1)]
+
+
+def _index_regions(truth: TruthCard, boxes: Sequence[SignedBox]
+                   ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every index box of one card in frame pixels, each with the index's upright "down"."""
     h = _unit_to_frame(np.asarray(truth.corners))
     corners = np.asarray(truth.corners, np.float64)
     down = 0.5 * (corners[2] + corners[3]) - 0.5 * (corners[0] + corners[1])
     down /= max(1e-9, float(np.hypot(*down)))
     out = []
-    for k, (x0, y0, x1, y1) in enumerate(boxes):
+    for (fx0, y0, fx1, y1), sign in boxes:
+        x0, x1 = fx0 * CARD_ASPECT, fx1 * CARD_ASPECT
         gx, gy = _BOX_GROW * (x1 - x0), _BOX_GROW * (y1 - y0)
         quad = np.array([[x0 - gx, y0 - gy], [x1 + gx, y0 - gy], [x1 + gx, y1 + gy],
                          [x0 - gx, y1 + gy]], np.float64)
         frame = cv2.perspectiveTransform(quad.reshape(-1, 1, 2), h).reshape(-1, 2)
-        out.append((frame, down if k == 0 else -down))
+        out.append((frame, sign * down))
     return out
 
 
-def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: np.ndarray,
+def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: Sequence[SignedBox],
                  rng: np.random.Generator, keep_negatives: float
                  ) -> tuple[np.ndarray, list[tuple[int, int]]]:
     cand = find_candidates(image, screen=False)
@@ -100,9 +115,12 @@ def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: np.ndar
     return cand.patches[keep], [labels[i] for i in keep]  # type: ignore[misc]
 
 
-def harvest_scenes(scenes: int, *, frames: int, seed: int, keep_negatives: float = 0.15
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Patches and (rank, suit) labels (13 / 4 = not an index) from ``scenes`` drawn deals."""
+def harvest_scenes(scenes: int, *, frames: int, seed: int, keep_negatives: float = 0.15,
+                   decks: Sequence[FaceDeck] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Patches and (rank, suit) labels (13 / 4 = not an index) from ``scenes`` drawn deals.
+
+    With ``decks``, each scene lays the faces of one of them (its backs stay drawn).
+    """
     xs: list[np.ndarray] = []
     rs: list[int] = []
     ss: list[int] = []
@@ -113,8 +131,12 @@ def harvest_scenes(scenes: int, *, frames: int, seed: int, keep_negatives: float
         players = ("Ann", "Bob", "Cid", "Dee")[: rnd.choice((2, 3, 4))]
         script = Script.from_deal(deal_cards(rnd, len(players), rnd.randrange(len(players))),
                                   players, rnd)
-        renderer = SceneRenderer(script, rng=rng, settings=settings)
-        boxes = np.array(index_boxes(1000, renderer.style), np.float64) / 1000.0
+        scene_settings = settings
+        deck = decks[rnd.randrange(len(decks))] if decks else None
+        if deck is not None:
+            scene_settings = replace(settings, faces=deck.face)
+        renderer = SceneRenderer(script, rng=rng, settings=scene_settings)
+        boxes = list(deck.index_boxes) if deck is not None else drawn_boxes(renderer.style)
         for index in rng.choice(renderer.frame_count, size=min(frames, renderer.frame_count),
                                 replace=False):
             frame = renderer.render(int(index))

@@ -8,7 +8,9 @@ an index::
 Data: every candidate the candidate stage cuts (unscreened) in the DEV photos
 of both shared sets, at their own size and at 1280x720, in drawn deals
 (``vision.scene``) and on tables of synthetic cards, plus synthetic indices
-and clutter: decks we have no photo of must pass the screen too. The current
+and clutter: decks we have no photo of must pass the screen too. With
+``--face-scenes`` it adds deals laid with Debian's card themes
+(``facedecks.py``), for a CNN trained on them. The current
 CNN labels them: a patch it gives an index probability of at least
 ``vision.detection``'s live floor is one to pass. A one-hidden-layer
 perceptron is fitted on two thirds of the photos and scenes (by photo), and
@@ -22,7 +24,8 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -34,6 +37,7 @@ from vision.classifier import PatchScores, classify
 from vision.datasets import datasets_root, load_labels
 from vision.scene import SceneRenderer, SceneSettings, Script
 from vision.screen import SCREEN_PATH, IndexScreen, screen_features
+from vision.training.facedecks import FACE_FOLDER, NO_THEMES, FaceDeck, load_face_decks
 from vision.training.synth import bundled_typefaces, place, render_card, synth_set
 
 __all__ = ["teacher_patches", "fit_perceptron", "main"]
@@ -44,9 +48,11 @@ LIVE = 0.5
 WINNING = 0.7
 
 
-def _frames(root: Path | None, scenes: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
-    """(group, frame) pairs: dev photos at their own size and at 1280x720, drawn deals, and
-    tables of synthetic cards (``synth.render_card``: other fonts than any deck we have)."""
+def _frames(root: Path | None, scenes: int, seed: int, decks: Sequence[FaceDeck] = (),
+            face_scenes: int = 0) -> Iterator[tuple[int, np.ndarray]]:
+    """(group, frame) pairs: dev photos at their own size and at 1280x720, drawn deals (then
+    ``face_scenes`` more laid with real ``decks``, as the CNN learnt them), and tables of
+    synthetic cards (``synth.render_card``: other fonts than any deck we have)."""
     group = 0
     if root is not None:
         for name in ("roboflow-cardcounterml", "epfl-iapr2022-poker"):
@@ -58,12 +64,16 @@ def _frames(root: Path | None, scenes: int, seed: int) -> Iterator[tuple[int, np
                 yield group, cv2.resize(image, (1280, 720), interpolation=cv2.INTER_AREA)
                 group += 1
     settings = SceneSettings(frames_per_step=3, hand_frames=1)
-    for k in range(scenes):
+    for k in range(scenes + (face_scenes if decks else 0)):
         rnd = random.Random(seed * 7919 + k)
         players = ("Ann", "Bob", "Cid", "Dee")[: rnd.choice((2, 3, 4))]
         script = Script.from_deal(deal_cards(rnd, len(players), rnd.randrange(len(players))),
                                   players, rnd)
-        renderer = SceneRenderer(script, rng=np.random.default_rng((seed, k)), settings=settings)
+        scene_settings = settings
+        if k >= scenes:  # the real decks' deals come after the drawn ones
+            scene_settings = replace(settings, faces=decks[rnd.randrange(len(decks))].face)
+        renderer = SceneRenderer(script, rng=np.random.default_rng((seed, k)),
+                                 settings=scene_settings)
         for index in np.linspace(0, renderer.frame_count - 1, 4).astype(int):
             yield group, renderer.render(int(index)).image
         group += 1
@@ -81,11 +91,12 @@ def _frames(root: Path | None, scenes: int, seed: int) -> Iterator[tuple[int, np
         group += 1
 
 
-def _patches(root: Path | None, scenes: int, seed: int) -> Iterator[tuple[int, np.ndarray]]:
+def _patches(root: Path | None, scenes: int, seed: int, decks: Sequence[FaceDeck] = (),
+             face_scenes: int = 0) -> Iterator[tuple[int, np.ndarray]]:
     """(group, candidate patches): every candidate of every frame, then synthetic indices
     and clutter (``synth.synth_set``, half in real typefaces as the CNN learnt) in groups of 500."""
     group = 0
-    for group, image in _frames(root, scenes, seed):
+    for group, image in _frames(root, scenes, seed, decks, face_scenes):
         cand = find_candidates(image, screen=False)
         if len(cand):
             yield group, cand.patches
@@ -95,13 +106,14 @@ def _patches(root: Path | None, scenes: int, seed: int) -> Iterator[tuple[int, n
         yield group, patches[start:start + 500]
 
 
-def teacher_patches(root: Path | None, *, scenes: int, seed: int
+def teacher_patches(root: Path | None, *, scenes: int, seed: int,
+                    decks: Sequence[FaceDeck] = (), face_scenes: int = 0
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Screen features, the CNN's index probability and the photo/scene group of every candidate."""
     feats: list[np.ndarray] = []
     probs: list[np.ndarray] = []
     groups: list[np.ndarray] = []
-    for group, patches in _patches(root, scenes, seed):
+    for group, patches in _patches(root, scenes, seed, decks, face_scenes):
         scores = classify(patches)
         _, _, is_index = PatchScores(scores.rank, scores.suit).best()
         feats.append(screen_features(patches))
@@ -156,6 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=SCREEN_PATH)
     ap.add_argument("--scenes", type=int, default=80, help="drawn deals to add to the photos")
+    ap.add_argument("--face-scenes", type=int, default=0,
+                    help="deals laid with Debian's card themes (facedecks.py), for a CNN "
+                         "trained with them; 0 for none")
+    ap.add_argument("--face-folder", type=Path, default=FACE_FOLDER,
+                    help="folder the themes' faces are rendered into, once")
     ap.add_argument("--keep", type=float, default=0.998,
                     help="share of held-out winnable indices the threshold must pass")
     ap.add_argument("--hidden", type=int, default=32, help="hidden units of the perceptron")
@@ -168,7 +185,11 @@ def main(argv: list[str] | None = None) -> int:
         with np.load(args.cache) as cached:
             x, prob, group = cached["x"], cached["p"], cached["g"]
     else:
-        x, prob, group = teacher_patches(datasets_root(), scenes=args.scenes, seed=args.seed)
+        decks = load_face_decks(args.face_folder) if args.face_scenes else []
+        if args.face_scenes and not decks:
+            raise SystemExit(NO_THEMES)
+        x, prob, group = teacher_patches(datasets_root(), scenes=args.scenes, seed=args.seed,
+                                         decks=decks, face_scenes=args.face_scenes)
         if args.cache is not None:
             np.savez(args.cache, x=x, p=prob, g=group)
     held = group % 3 == 0

@@ -32,6 +32,7 @@ from engine.cards import Card
 from vision.classifier import EMBEDDING_OUTPUT, LOGITS_OUTPUT, MODEL_PATH, normalise
 from vision.datasets import Split, datasets_root, load_labels
 from vision.training.drawn import harvest_scenes
+from vision.training.facedecks import FACE_FOLDER, NO_THEMES, load_face_decks
 from vision.training.harvest import card_labels, harvest_boxes, harvest_sets
 from vision.training.synth import bundled_typefaces, synth_set
 
@@ -186,6 +187,22 @@ def load_cache(path: Path) -> tuple[Any, ...]:
     return (*(z[k] for k in ("sx", "sr", "ss", "hx", "hr", "hs", "hg", "ex", "eo")), esets)
 
 
+def face_scene_patches(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Drawn scenes laid with Debian's card themes: index designs nobody here drew."""
+    cached = args.cache / f"faces{args.face_scenes}.npz" if args.cache else None
+    if cached is not None and cached.is_file():
+        z = np.load(cached)
+        return z["x"], z["r"], z["s"]
+    decks = load_face_decks(args.face_folder)
+    if not decks:
+        raise SystemExit(NO_THEMES)
+    print(f"{len(decks)} real decks: {', '.join(d.name for d in decks)}", flush=True)
+    fx, fr, fs = harvest_scenes(args.face_scenes, frames=6, seed=11, decks=decks)
+    if cached is not None:
+        np.savez(cached, x=fx, r=fr, s=fs)
+    return fx, fr, fs
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
@@ -198,6 +215,11 @@ def main() -> None:
     ap.add_argument("--real-repeats", type=int, default=8,
                     help="times each real index patch is repeated in the later stages")
     ap.add_argument("--drawn", type=int, default=300, help="drawn scenes to harvest (drawn.py)")
+    ap.add_argument("--face-scenes", type=int, default=0,
+                    help="drawn scenes dealt with the real decks of Debian's card themes "
+                         "(facedecks.py; tried with 300, see README.md); 0 for none")
+    ap.add_argument("--face-folder", type=Path, default=FACE_FOLDER,
+                    help="folder the themes' faces are rendered into, once")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
     ap.add_argument("--fit-only", action="store_true",
                     help="train on dev's fit part only, to measure on its val fold "
@@ -227,6 +249,11 @@ def main() -> None:
             np.savez(drawn, x=dx, r=dr, s=ds)
     print(f"drawn scene patches {len(dx)}, index {int((dr < 13).sum())} "
           f"({time.time() - t0:.0f}s)", flush=True)
+    if args.face_scenes:
+        fx, fr, fs = face_scene_patches(args)
+        print(f"real-deck scene patches {len(fx)}, index {int((fr < 13).sum())} "
+              f"({time.time() - t0:.0f}s)", flush=True)
+        dx, dr, ds = np.concatenate([dx, fx]), np.concatenate([dr, fr]), np.concatenate([ds, fs])
     # Drawn patches are exactly labelled: they join the synthetic ones in every stage.
     sx, sr, ss = np.concatenate([sx, dx]), np.concatenate([sr, dr]), np.concatenate([ss, ds])
     neg = hr == 13
