@@ -268,3 +268,30 @@ def test_cli_eval_with_a_taught_deck(french_photos: list[TeachPhoto], french: De
     assert taught["card_recall"] > plain["card_recall"], (plain, taught)
     assert main(["vision", "eval", str(photos), "--deck", str(tmp_path / "none.npz")]) == 2
     assert "none.npz" in capsys.readouterr().err
+
+
+def test_a_card_read_surely_as_another_that_reads_right_in_its_own_place_is_taught(
+        french_photos: list[TeachPhoto], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deck may print a card so that the network reads it surely as another (a real French
+    deck's "D" for the queen, read as a 10). When that other card reads right in its own place
+    too, the layout is right: the card is taught, not refused as a wrong order."""
+    import vision.deck as deck_module
+
+    nine, eight = RANKS.index(Card.parse("9S").rank), RANKS.index(Card.parse("8S").rank)
+
+    def nines_read_as_eights(patches: np.ndarray, *, model_path: str = "") -> tuple[
+            PatchScores, np.ndarray]:
+        scores, embeddings = embed(patches, model_path=model_path)
+        rank = scores.rank.copy()
+        nines = rank.argmax(axis=1) == nine
+        rank[nines, eight], rank[nines, nine] = rank[nines, nine], rank[nines, eight]
+        return PatchScores(rank, scores.suit), embeddings
+
+    monkeypatch.setattr(deck_module, "embed", nines_read_as_eights)
+    spades = french_photos[3]
+    assert teach([spades]).taught == frozenset(spades.cards)
+    # A layout that is wrong is still named: the swapped cards do not read right anywhere.
+    cards = list(spades.cards)
+    cards[1], cards[8] = cards[8], cards[1]
+    with pytest.raises(DeckError, match="is the order right"):
+        teach([TeachPhoto(spades.name, spades.image, tuple(cards))])

@@ -336,20 +336,31 @@ def _teach_photo(photo: TeachPhoto, model_path: str) -> tuple[list[Card], list[n
         raise DeckError(f"{photo.name}: found {len(shown)} cards lying apart, expected "
                         f"{len(photo.cards)} ({' '.join(map(str, photo.cards))}); lay them "
                         f"face up, not touching, on a plain table, each corner index in view")
-    cards: list[Card] = []
-    patches: list[np.ndarray] = []
     order = _reading_order([quad for quad, _, _ in shown])
-    for number, (k, expected) in enumerate(zip(order, photo.cards, strict=True), start=1):
-        where = f"{photo.name}: card {number} (expected {expected})"
+    read_at = []  # per card of the layout: its patches, their groups and the network's reading
+    for k in order:
         _, cut, groups = shown[k]
         scores, _ = embed(cut, model_path=model_path)
-        read, conf, is_index = scores.best()
+        read_at.append((cut, groups, scores, *scores.best()))
+    # The cards each place reads as, surely: a card read surely in its own place is laid right.
+    sure_at = [{read[i] for i in range(len(read)) if is_index[i] >= 0.5 and conf[i] >= WRONG_CARD}
+               for _, _, _, read, conf, is_index in read_at]
+    place_of = {card: n for n, card in enumerate(photo.cards)}
+    cards: list[Card] = []
+    patches: list[np.ndarray] = []
+    for number, (expected, (cut, groups, scores, read, conf, is_index)) in enumerate(
+            zip(photo.cards, read_at, strict=True), start=1):
+        where = f"{photo.name}: card {number} (expected {expected})"
         p_expected = (scores.rank[:, RANKS.index(expected.rank)]
                       * scores.suit[:, SUITS.index(expected.suit)])
         for group in np.unique(groups).tolist():
             sel = np.nonzero(groups == group)[0]
             sure = sel[(is_index[sel] >= 0.5) & (conf[sel] >= WRONG_CARD)]
-            wrong = [i for i in sure.tolist() if read[i] != expected]
+            # A sure reading of another card is a wrong layout, unless that card reads surely
+            # in its own place too: then this deck prints this card like that one (a French
+            # "D" for the queen read as a 10), which is what teaching is for.
+            wrong = [i for i in sure.tolist() if read[i] != expected and (
+                read[i] not in place_of or read[i] not in sure_at[place_of[read[i]]])]
             if wrong and p_expected[sel].max() < WRONG_CARD:
                 raise DeckError(f"{where} reads as {read[wrong[0]]} ({conf[wrong[0]]:.2f}): "
                                 f"is the order right?")
