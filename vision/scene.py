@@ -539,10 +539,10 @@ class SceneRenderer:
         key = (placed.card, placed.face_up)
         art = self._art.get(key)
         if art is None:
-            if placed.face_up and placed.card is not None and self.settings.faces is not None:
-                art = self.settings.faces(placed.card, self._card_px)
-            elif placed.face_up and placed.card is not None:
-                art = render_card(placed.card, height=self._card_px, style=self.style)
+            faces = self.settings.faces
+            if placed.face_up and placed.card is not None:
+                art = (faces(placed.card, self._card_px) if faces is not None
+                       else render_card(placed.card, height=self._card_px, style=self.style))
             else:
                 art = render_back(height=self._card_px, style=self.style)
             self._art[key] = art

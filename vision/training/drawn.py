@@ -44,11 +44,10 @@ def _unit_to_frame(corners: np.ndarray) -> np.ndarray:
 
 def drawn_boxes(style: CardStyle) -> list[SignedBox]:
     """A drawn deck's two index boxes as fractions of the card, the second read turned."""
-    height = 1000.0
+    height = 1000
     width = height * CARD_ASPECT
-    (a0, b0, a1, b1), (c0, d0, c1, d1) = index_boxes(int(height), style)
-    return [((a0 / width, b0 / height, a1 / width, b1 / height), 1),
-            ((c0 / width, d0 / height, c1 / width, d1 / height), -1)]
+    return [((x0 / width, y0 / height, x1 / width, y1 / height), sign)
+            for (x0, y0, x1, y1), sign in zip(index_boxes(height, style), (1, -1), strict=True)]
 
 
 def _index_regions(truth: TruthCard, boxes: Sequence[SignedBox]
