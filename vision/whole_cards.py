@@ -49,12 +49,18 @@ MARGIN = 0.03
 INK_WINDOW = 31
 INK_CONTRAST = 25
 INK_CEILING = 215
-# Corner region searched for the index, as fractions of the canonical card.
+# Corner region searched for the index, as fractions of the canonical card, and the
+# tallest glyph in canonical pixels. A wider, taller search would take in the pips and
+# court frames of ordinary decks; it is made only on a card where this one finds no
+# index at either corner, for jumbo-index decks (rank a fifth of the card's height).
 CORNER_W = 0.30
 CORNER_H = 0.36
-# Glyph heights in canonical pixels.
-MIN_GLYPH_PX = 6
 MAX_GLYPH_PX = 34
+JUMBO_CORNER_W = 0.34
+JUMBO_CORNER_H = 0.46
+JUMBO_MAX_GLYPH_PX = 44
+# The smallest glyph, canonical pixels.
+MIN_GLYPH_PX = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +144,12 @@ def find_card_quads(image: np.ndarray) -> list[CardQuad]:
             size = np.hypot(*(q[2] - q[0]))
             if all(np.hypot(*(c - o.mean(axis=0))) > 0.2 * size for o in quads):
                 quads.append(q)
+    # The paper mask again, unopened: opening wipes out the thin paper frame round a court
+    # picture that fills the card, and the card with it. Unopened it also shows corners of
+    # paper that a big index cuts off a card, so it only adds quads outside those found.
+    for q in _quads_in_mask(masks[0], 1.0 / scale):
+        if not any(points_in_quad(q.mean(axis=0), o)[0] for o in quads):
+            quads.append(q)
     return [CardQuad(q) for q in _without_unions(quads)]
 
 
@@ -187,9 +199,11 @@ def _warp(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return cast(np.ndarray, np.clip(card.astype(np.float32) * gain, 0, 255).astype(np.uint8))
 
 
-def _corner_pairs(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _corner_pairs(card: np.ndarray, *, jumbo: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Rank/suit centroid pairs among the ink blobs of the canonical card's top-left corner."""
-    cw, ch = int(CORNER_W * CANON_W), int(CORNER_H * CANON_H)
+    corner_w, corner_h, max_glyph = ((JUMBO_CORNER_W, JUMBO_CORNER_H, JUMBO_MAX_GLYPH_PX)
+                                     if jumbo else (CORNER_W, CORNER_H, MAX_GLYPH_PX))
+    cw, ch = int(corner_w * CANON_W), int(corner_h * CANON_H)
     region = card[:ch, :cw]
     lo = region.min(axis=2)
     # Ink is darker than the paper around it: glare on a glossy card leaves the rest of
@@ -199,7 +213,7 @@ def _corner_pairs(card: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     bx, by, bw, bh = stats[1:, 0], stats[1:, 1], stats[1:, 2], stats[1:, 3]
     size = np.maximum(bw, bh)
-    keep = (size >= MIN_GLYPH_PX) & (size <= MAX_GLYPH_PX) & (np.minimum(bw, bh) >= 2)
+    keep = (size >= MIN_GLYPH_PX) & (size <= max_glyph) & (np.minimum(bw, bh) >= 2)
     # Blobs touching the canvas border are the table or the card's edge.
     keep &= (bx > 0) & (by > 0)
     keep &= stats[1:, 4] >= 8
@@ -231,23 +245,21 @@ def corner_patches(image: np.ndarray, quad: CardQuad
     quad read as given, or turned 180 degrees) and ``orientation[k]`` the quad's
     corners rolled so that the card reads upright from that corner.
     """
-    patches: list[np.ndarray] = []
-    ids: list[int] = []
-    orients: list[np.ndarray] = []
-    for k in range(2):
-        # The quad starts on a short side; rolling by two reads it the other way up.
-        corners = np.roll(quad.corners, -2 * k, axis=0)
-        card = _warp(image, corners)
-        r, s = _corner_pairs(card)
-        orients.append(corners)
-        if len(r) == 0:
-            continue
-        p, _, _ = extract_patches(card, r, s)
-        patches.append(p)
-        ids.extend([k] * len(p))
-    if not patches:
-        return np.zeros((0, 32, 32, 3), np.uint8), np.zeros(0, np.int64), orients
-    return np.concatenate(patches), np.array(ids, np.int64), orients
+    # The quad starts on a short side; rolling by two reads it the other way up.
+    orients = [np.roll(quad.corners, -2 * k, axis=0) for k in range(2)]
+    cards = [_warp(image, corners) for corners in orients]
+    for jumbo in (False, True):
+        patches: list[np.ndarray] = []
+        ids: list[int] = []
+        for k, card in enumerate(cards):
+            r, s = _corner_pairs(card, jumbo=jumbo)
+            if len(r):
+                p = extract_patches(card, r, s)[0]
+                patches.append(p)
+                ids.extend([k] * len(p))
+        if patches:
+            return np.concatenate(patches), np.array(ids, np.int64), orients
+    return np.zeros((0, 32, 32, 3), np.uint8), np.zeros(0, np.int64), orients
 
 
 def read_card(
