@@ -43,7 +43,7 @@ from vision.detection import recognise  # noqa: E402
 from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
 from vision.sources import ReplaySource  # noqa: E402
 from vision.tracker import CardAppeared, CardTracker  # noqa: E402
-from vision.training.facedecks import FACE_FOLDER, NO_THEMES, FaceDeck, load_face_decks  # noqa: E402
+from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named  # noqa: E402
 
 
 def measure(seed: int, frames_per_step: int, *, deck: FaceDeck | None = None,
@@ -134,10 +134,10 @@ def main() -> None:
 
 def themes(args: argparse.Namespace) -> None:
     """The deal laid with each chosen real deck: recall and precision per deck, then in all."""
-    decks = [d for d in load_face_decks(FACE_FOLDER)
-             if args.theme == "all" or args.theme.lower() in d.name.lower()]
-    if not decks:
-        raise SystemExit(f"no theme named {args.theme!r}. {NO_THEMES}")
+    try:
+        decks = face_decks_named(args.theme)
+    except FaceDeckError as exc:
+        raise SystemExit(str(exc)) from None
     due = right = events = 0
     for deck in decks:
         result = measure(args.seed, args.frames_per_step, deck=deck, model=args.model)

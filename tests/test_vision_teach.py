@@ -233,8 +233,11 @@ def test_cli_teach_bad_photo_exits_2_and_writes_nothing(
     out = tmp_path / "deck.npz"
     assert main(["vision", "teach", str(photo), "--suit", "H", "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert "clubs.png: card 1 (expected AH) reads as AC" in err
+    assert "clubs.png: card 1 (expected AH) reads as AC" in err and "--as-laid" in err
     assert not out.exists() and not list(tmp_path.glob("*.part"))
+    # Told the order is right, it takes the player's word.
+    assert main(["vision", "teach", str(photo), "--suit", "H", "-o", str(out), "--as-laid"]) == 0
+    assert load_profile(out).taught == frozenset(suit_cards("H"))
 
 
 def test_config_camera_deck_is_a_path_beside_the_config(tmp_path: Path) -> None:
@@ -295,3 +298,61 @@ def test_a_card_read_surely_as_another_that_reads_right_in_its_own_place_is_taug
     cards[1], cards[8] = cards[8], cards[1]
     with pytest.raises(DeckError, match="is the order right"):
         teach([TeachPhoto(spades.name, spades.image, tuple(cards))])
+
+
+def test_a_card_read_surely_as_one_laid_in_another_photo_is_taught_when_that_reads_right(
+        french_photos: list[TeachPhoto], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deck whose spade prints like a club: its 10S reads surely as the 10C. Taught with
+    the clubs, where the 10C reads right in its own place, that is the deck's way of
+    printing it; taught alone, nothing shows where the 10C lies, so the order is doubted."""
+    import vision.deck as deck_module
+
+    ten, spades, clubs = (RANKS.index(Card.parse("10S").rank), SUITS.index(Card.parse("10S").suit),
+                          SUITS.index(Card.parse("10C").suit))
+
+    def spade_tens_read_as_clubs(patches: np.ndarray, *, model_path: str = "") -> tuple[
+            PatchScores, np.ndarray]:
+        scores, embeddings = embed(patches, model_path=model_path)
+        suit = scores.suit.copy()
+        tens = (scores.rank.argmax(axis=1) == ten) & (suit.argmax(axis=1) == spades)
+        suit[tens, clubs], suit[tens, spades] = suit[tens, spades], suit[tens, clubs]
+        return PatchScores(scores.rank, suit), embeddings
+
+    monkeypatch.setattr(deck_module, "embed", spade_tens_read_as_clubs)
+    club_photo, spade_photo = french_photos[0], french_photos[3]
+    both = teach([club_photo, spade_photo])
+    assert both.taught == frozenset(club_photo.cards + spade_photo.cards)
+    with pytest.raises(DeckError, match=r"card 10 \(expected 10S\) reads as 10C"):
+        teach([spade_photo])
+
+
+def test_as_laid_teaches_the_cards_in_the_order_given(french_photos: list[TeachPhoto]) -> None:
+    # Only the player knows whether a 2 read where the 9 should be is a 2 laid out of place
+    # or a deck that prints its 9 so; told the order is right, teaching takes it.
+    spades = french_photos[3]
+    cards = list(spades.cards)
+    cards[1], cards[8] = cards[8], cards[1]
+    swapped = TeachPhoto(spades.name, spades.image, tuple(cards))
+    with pytest.raises(DeckError, match="--as-laid"):
+        teach([swapped])
+    profile = teach([swapped], as_laid=True)
+    assert profile.taught == frozenset(cards)
+    # What it keeps as the 9S is the index laid in the 9's place: a 2.
+    nine = [i for i, card in enumerate(profile.cards) if card == Card.parse("9S")]
+    read, _, _ = classify(profile.patches[nine]).best()
+    assert set(read) == {Card.parse("2S")}
+
+
+def test_a_drawn_deck_can_lay_a_real_decks_faces() -> None:
+    # benchmarks/vision_teach.py --theme lays Debian's card themes this way.
+    def green(card: Card, height: int) -> np.ndarray:
+        face = np.zeros((height, round(height * 0.7), 4), np.uint8)
+        face[...] = (0, 255, 0, 255)
+        return face
+
+    photo = layout_photo(suit_cards("S")[:3], DrawnDeck(CardStyle(), faces=green), seed=0)
+    b, g, r = (photo[..., k].astype(np.int16) for k in range(3))
+    assert np.count_nonzero((g > 150) & (g - r > 100) & (g - b > 100)) > 3 * 100 * 140
+    plain = layout_photo(suit_cards("S")[:3], DrawnDeck(CardStyle()), seed=0)
+    b, g, r = (plain[..., k].astype(np.int16) for k in range(3))
+    assert np.count_nonzero((g > 150) & (g - r > 100) & (g - b > 100)) == 0

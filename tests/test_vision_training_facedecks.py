@@ -14,6 +14,8 @@ from vision.cardart import CARD_ASPECT, CardStyle, index_boxes, render_card
 from vision.training.drawn import NOT_INDEX, harvest_scenes
 from vision.training.facedecks import (
     FaceDeck,
+    FaceDeckError,
+    face_decks_named,
     find_index_boxes,
     load_face_decks,
     render_theme,
@@ -130,6 +132,17 @@ def test_a_theme_renders_each_card_cropped_to_its_outline(tmp_path: Path) -> Non
     (out / "10H.png").unlink()
     assert render_theme(svg, tmp_path / "faces", height=176) == out
     assert not (out / "10H.png").exists()
+
+
+@needs_rsvg
+def test_decks_are_chosen_by_part_of_their_name(tmp_path: Path) -> None:
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "tiny.svg").write_text(theme_svg(ALL))
+    folder, dirs = tmp_path / "faces", [tmp_path / "cards"]
+    assert [d.name for d in face_decks_named("TIN", folder, dirs)] == ["cards-tiny"]
+    assert [d.name for d in face_decks_named("all", folder, dirs)] == ["cards-tiny"]
+    with pytest.raises(FaceDeckError, match="no theme named 'anglo'.*gnome-cards-data"):
+        face_decks_named("anglo", folder, dirs)
 
 
 @needs_rsvg

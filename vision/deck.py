@@ -319,7 +319,26 @@ def _loose_indices(cand: IndexCandidates, quad: CardQuad) -> tuple[np.ndarray, n
     return chosen, (pos[chosen] > 0).astype(np.int64)
 
 
-def _teach_photo(photo: TeachPhoto, model_path: str) -> tuple[list[Card], list[np.ndarray]]:
+@dataclass(frozen=True, slots=True)
+class _LaidCard:
+    """One place of a layout photo: the index patches cut there and what the network reads."""
+
+    cut: np.ndarray
+    groups: np.ndarray  # per patch: which corner, read whole (0, 1) or loose (2, 3)
+    scores: PatchScores
+    read: list[Card | None]
+    conf: np.ndarray
+    is_index: np.ndarray
+
+    def sure(self) -> set[Card]:
+        """The cards this place reads as, surely."""
+        return {card for card, conf, is_index in zip(self.read, self.conf, self.is_index,
+                                                     strict=True)
+                if card is not None and is_index >= 0.5 and conf >= WRONG_CARD}
+
+
+def _read_layout(photo: TeachPhoto, model_path: str) -> list[_LaidCard]:
+    """The photo's cards in reading order, each with its patches read."""
     if photo.image is None:
         raise DeckError(f"{photo.name}: cannot read the image")
     cand = find_candidates(photo.image)
@@ -336,42 +355,55 @@ def _teach_photo(photo: TeachPhoto, model_path: str) -> tuple[list[Card], list[n
         raise DeckError(f"{photo.name}: found {len(shown)} cards lying apart, expected "
                         f"{len(photo.cards)} ({' '.join(map(str, photo.cards))}); lay them "
                         f"face up, not touching, on a plain table, each corner index in view")
-    order = _reading_order([quad for quad, _, _ in shown])
-    read_at = []  # per card of the layout: its patches, their groups and the network's reading
-    for k in order:
+    laid = []
+    for k in _reading_order([quad for quad, _, _ in shown]):
         _, cut, groups = shown[k]
         scores, _ = embed(cut, model_path=model_path)
-        read_at.append((cut, groups, scores, *scores.best()))
-    # The cards each place reads as, surely: a card read surely in its own place is laid right.
-    sure_at = [{read[i] for i in range(len(read)) if is_index[i] >= 0.5 and conf[i] >= WRONG_CARD}
-               for _, _, _, read, conf, is_index in read_at]
-    place_of = {card: n for n, card in enumerate(photo.cards)}
+        read, conf, is_index = scores.best()
+        laid.append(_LaidCard(cut, groups, scores, read, conf, is_index))
+    return laid
+
+
+def _taught_patches(photo: TeachPhoto, laid: list[_LaidCard], sure_in_place: set[Card],
+                    *, as_laid: bool) -> tuple[list[Card], list[np.ndarray]]:
+    """Per card of the photo and corner: the patch likeliest to be that card's index.
+
+    ``sure_in_place`` holds the cards, of every photo, read surely in their own places.
+    """
     cards: list[Card] = []
     patches: list[np.ndarray] = []
-    for number, (expected, (cut, groups, scores, read, conf, is_index)) in enumerate(
-            zip(photo.cards, read_at, strict=True), start=1):
-        where = f"{photo.name}: card {number} (expected {expected})"
-        p_expected = (scores.rank[:, RANKS.index(expected.rank)]
-                      * scores.suit[:, SUITS.index(expected.suit)])
-        for group in np.unique(groups).tolist():
-            sel = np.nonzero(groups == group)[0]
-            sure = sel[(is_index[sel] >= 0.5) & (conf[sel] >= WRONG_CARD)]
+    for number, (expected, place) in enumerate(zip(photo.cards, laid, strict=True), start=1):
+        p_expected = (place.scores.rank[:, RANKS.index(expected.rank)]
+                      * place.scores.suit[:, SUITS.index(expected.suit)])
+        for group in np.unique(place.groups).tolist():
+            sel = np.nonzero(place.groups == group)[0]
+            sure = sel[(place.is_index[sel] >= 0.5) & (place.conf[sel] >= WRONG_CARD)]
             # A sure reading of another card is a wrong layout, unless that card reads surely
-            # in its own place too: then this deck prints this card like that one (a French
-            # "D" for the queen read as a 10), which is what teaching is for.
-            wrong = [i for i in sure.tolist() if read[i] != expected and (
-                read[i] not in place_of or read[i] not in sure_at[place_of[read[i]]])]
-            if wrong and p_expected[sel].max() < WRONG_CARD:
-                raise DeckError(f"{where} reads as {read[wrong[0]]} ({conf[wrong[0]]:.2f}): "
-                                f"is the order right?")
-            key = p_expected if p_expected[sel].max() >= PICK_EXPECTED else is_index
-            patches.append(cut[sel[int(np.argmax(key[sel]))]])
+            # in its own place too (in this photo or another): then this deck prints this card
+            # like that one (a French "D" for the queen read as a 10), which is what teaching
+            # is for. A swapped pair cannot read right in its own places.
+            wrong = [i for i in sure.tolist() if place.read[i] != expected
+                     and place.read[i] not in sure_in_place]
+            if wrong and p_expected[sel].max() < WRONG_CARD and not as_laid:
+                raise DeckError(
+                    f"{photo.name}: card {number} (expected {expected}) reads as "
+                    f"{place.read[wrong[0]]} ({place.conf[wrong[0]]:.2f}): is the order right? "
+                    f"If it is, this deck prints it so: teach again taking the cards as laid "
+                    f"(--as-laid)")
+            key = p_expected if p_expected[sel].max() >= PICK_EXPECTED else place.is_index
+            patches.append(place.cut[sel[int(np.argmax(key[sel]))]])
             cards.append(expected)
     return cards, patches
 
 
-def teach(photos: Sequence[TeachPhoto], *, model_path: str = str(MODEL_PATH)) -> DeckProfile:
-    """Builds a deck's profile from layout photos; any doubt is a ``DeckError``, nothing kept."""
+def teach(photos: Sequence[TeachPhoto], *, model_path: str = str(MODEL_PATH),
+          as_laid: bool = False) -> DeckProfile:
+    """Builds a deck's profile from layout photos; any doubt is a ``DeckError``, nothing kept.
+
+    ``as_laid`` takes the player's word for the layout: a card read surely as another is
+    then taught as the card laid there, not refused as a wrong order. Only the player can
+    tell a deck that prints a 6 like a 9 from a 6 and a 9 laid in each other's places.
+    """
     if not photos:
         raise DeckError("no teaching photos given")
     seen: dict[Card, str] = {}
@@ -380,10 +412,14 @@ def teach(photos: Sequence[TeachPhoto], *, model_path: str = str(MODEL_PATH)) ->
             if card in seen:
                 raise DeckError(f"{card} is given twice: in {seen[card]} and {photo.name}")
             seen[card] = photo.name
+    layouts = [_read_layout(photo, model_path) for photo in photos]
+    sure_in_place = {card for photo, laid in zip(photos, layouts, strict=True)
+                     for card, place in zip(photo.cards, laid, strict=True)
+                     if card in place.sure()}
     cards: list[Card] = []
     patches: list[np.ndarray] = []
-    for photo in photos:
-        c, p = _teach_photo(photo, model_path)
+    for photo, laid in zip(photos, layouts, strict=True):
+        c, p = _taught_patches(photo, laid, sure_in_place, as_laid=as_laid)
         cards += c
         patches += p
     stack = np.stack(patches)

@@ -14,7 +14,7 @@ device never imports it.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -36,10 +36,12 @@ FRENCH_COURTS = ("V", "D", "R")
 
 @dataclass(frozen=True, slots=True)
 class DrawnDeck:
-    """A cardart style, optionally with French court indices (V, D, R)."""
+    """A cardart style, optionally with French court indices (V, D, R), or a real deck's
+    faces (``vision.training.facedecks``: ``faces=FaceDeck.face``) with the style's backs."""
 
     style: CardStyle
     french: bool = False
+    faces: Callable[[Card, int], np.ndarray] | None = None
 
     @property
     def face_style(self) -> CardStyle:
@@ -66,7 +68,8 @@ def layout_photo(cards: Sequence[Card], deck: DrawnDeck, *, seed: int,
         y = h / 2 + (row - (rows - 1) / 2) * gap_y + rnd.gauss(0, 4)
         placed.append(Placed(card, "Ann", True, (x, y), rnd.gauss(0, 3), k + 1))
     script = Script(("Ann", "Bob"), layout, (Step("layout", tuple(placed)),))
-    settings = SceneSettings(frames_per_step=1, hand_frames=0, style=deck.face_style)
+    settings = SceneSettings(frames_per_step=1, hand_frames=0, style=deck.face_style,
+                             faces=deck.faces)
     renderer = SceneRenderer(script, rng=np.random.default_rng(seed), settings=settings)
     return renderer.render(0).image
 
@@ -83,5 +86,5 @@ def deal_renderer(deck: DrawnDeck, seed: int, *, frames_per_step: int = 2) -> Sc
     rnd = random.Random(seed)
     script = Script.from_deal(deal_cards(rnd, 2, 0), ("Ann", "Bob"), rnd)
     settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=1,
-                             style=deck.face_style)
+                             style=deck.face_style, faces=deck.faces)
     return SceneRenderer(script, rng=np.random.default_rng(seed), settings=settings)

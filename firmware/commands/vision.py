@@ -47,6 +47,9 @@ def register(subparsers: Any) -> None:
                     help="the photo shows ace to king of this suit in reading order "
                          "(once per photo)")
     te.add_argument("-o", "--out", type=Path, required=True, metavar="DECK.npz")
+    te.add_argument("--as-laid", action="store_true",
+                    help="the cards lie in the order given: teach a card the network reads "
+                         "as another (a deck printing its 6 like a 9) instead of refusing")
     te.add_argument("--json", action="store_true", help="print one JSON object")
     te.set_defaults(handler=_teach)
 
@@ -136,7 +139,7 @@ def _teach(args: argparse.Namespace) -> int:
     photos = [TeachPhoto(str(path), cv2.imread(str(path), cv2.IMREAD_COLOR),
                          photo_cards(cards=cards, suit=suit))
               for path, (_, cards, suit) in zip(args.photos, given, strict=True)]
-    profile = teach(photos)
+    profile = teach(photos, as_laid=args.as_laid)
     profile.save(args.out)
     summary = {"output": str(args.out), "photos": [p.name for p in photos], **profile.summary()}
     if args.json:

@@ -36,7 +36,7 @@ from engine.cards import Card, Rank, Suit
 from vision.cardart import CARD_ASPECT
 
 __all__ = ["FACE_FOLDER", "NO_THEMES", "THEME_DIRS", "FaceDeck", "FaceDeckError",
-           "find_index_boxes", "load_face_decks", "render_theme", "theme_files"]
+           "find_index_boxes", "face_decks_named", "load_face_decks", "render_theme", "theme_files"]
 
 THEME_DIRS = (Path("/usr/share/aisleriot/cards"), Path("/usr/share/carddecks"))
 # Themes left out: suits that are not French (German, Swiss, tarot), and themes whose
@@ -258,4 +258,14 @@ def load_face_decks(folder: Path, dirs: Iterable[Path] = THEME_DIRS) -> list[Fac
         if raw:
             boxes = tuple((tuple(float(v) for v in box), int(sign)) for box, sign in raw)
             decks.append(FaceDeck(out.name, out, boxes))  # type: ignore[arg-type]
+    return decks
+
+
+def face_decks_named(name: str, folder: Path = FACE_FOLDER,
+                     dirs: Iterable[Path] = THEME_DIRS) -> list[FaceDeck]:
+    """The installed decks whose name holds ``name`` (any case), or all of them for "all"."""
+    decks = [d for d in load_face_decks(folder, dirs)
+             if name == "all" or name.lower() in d.name.lower()]
+    if not decks:
+        raise FaceDeckError(f"no theme named {name!r}. {NO_THEMES}")
     return decks
