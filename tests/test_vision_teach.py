@@ -356,3 +356,20 @@ def test_a_drawn_deck_can_lay_a_real_decks_faces() -> None:
     plain = layout_photo(suit_cards("S")[:3], DrawnDeck(CardStyle()), seed=0)
     b, g, r = (plain[..., k].astype(np.int16) for k in range(3))
     assert np.count_nonzero((g > 150) & (g - r > 100) & (g - b > 100)) == 0
+
+
+def test_a_layout_keeps_the_quads_that_lie_in_view_at_the_cards_size() -> None:
+    from vision.deck import _laid_in_view
+    from vision.whole_cards import CardQuad
+
+    def quad(x: float, y: float, w: float = 100, h: float = 140) -> CardQuad:
+        return CardQuad(np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32))
+
+    cards = [quad(100 + 130 * k, 200) for k in range(5)]
+    # Table between two cards and a seam (small), table between the photo's edge and a card
+    # (at the edge, and card-sized: 130 x 190), a big region the edges enclose.
+    gaps = [quad(210, 250, 20, 60), quad(0, 400, 130, 190), quad(300, 380, 190, 260)]
+    keep = _laid_in_view(cards + gaps, (720, 1280, 3))
+    assert keep == [True] * 5 + [False] * 3
+    assert _laid_in_view([quad(-5, 0)], (720, 1280)) == [False]
+    assert _laid_in_view([], (720, 1280)) == []

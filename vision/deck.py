@@ -40,6 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from engine.cards import Card, Rank, Suit, parse_cards
@@ -81,6 +82,8 @@ NETWORK_SURE = 0.7
 CONFLICT_PULL = 0.5
 # Teaching: a card the network reads as another card at least this sure is a wrong layout.
 WRONG_CARD = 0.7
+# A quad of a layout photo is a card only if its area is within this factor of the median.
+SAME_SIZE = 0.7
 # Teaching: the expected card must reach this probability in a patch for the network to pick
 # that corner's index; below it (glyphs it cannot read) the likeliest index is taken.
 PICK_EXPECTED = 0.05
@@ -319,6 +322,21 @@ def _loose_indices(cand: IndexCandidates, quad: CardQuad) -> tuple[np.ndarray, n
     return chosen, (pos[chosen] > 0).astype(np.int64)
 
 
+def _laid_in_view(quads: Sequence[CardQuad], shape: tuple[int, ...]) -> list[bool]:
+    """Which quads can be cards of a layout photo: inside the photo, and within ``SAME_SIZE``
+    of the median area of those. The cards lie in view and are all one size; a quad at the
+    photo's edge, or much smaller or larger than most, is table that cards and the seams of
+    the table enclose, whatever index lies at its edge."""
+    h, w = shape[:2]
+    inside = [bool((q.corners.min(axis=0) >= 1).all()
+                   and (q.corners.max(axis=0) <= (w - 2, h - 2)).all()) for q in quads]
+    areas = np.array([abs(cv2.contourArea(q.corners)) for q in quads])
+    if not any(inside):
+        return inside
+    ratio = areas / float(np.median(areas[inside]))
+    return [k and SAME_SIZE <= r <= 1 / SAME_SIZE for k, r in zip(inside, ratio, strict=True)]
+
+
 @dataclass(frozen=True, slots=True)
 class _LaidCard:
     """One place of a layout photo: the index patches cut there and what the network reads."""
@@ -351,6 +369,8 @@ def _read_layout(photo: TeachPhoto, model_path: str) -> list[_LaidCard]:
         if len(whole) + len(loose):
             shown.append((quad, np.concatenate([whole, cand.patches[loose]]),
                           np.concatenate([ids, 2 + ends])))
+    keep = _laid_in_view([quad for quad, _, _ in shown], photo.image.shape[:2])
+    shown = [s for s, k in zip(shown, keep, strict=True) if k]
     if len(shown) != len(photo.cards):
         raise DeckError(f"{photo.name}: found {len(shown)} cards lying apart, expected "
                         f"{len(photo.cards)} ({' '.join(map(str, photo.cards))}); lay them "
