@@ -1,4 +1,4 @@
-"""``cribbage-board vision eval DIR --json`` and ``vision show IMAGE -o OUT.png``."""
+"""``cribbage-board vision eval DIR --json``, ``vision show IMAGE -o OUT.png`` and ``vision snap``."""
 
 from __future__ import annotations
 
@@ -87,3 +87,42 @@ def test_show_unreadable_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     bad.write_text("not a picture")
     assert main(["vision", "show", str(bad), "-o", str(tmp_path / "o.png")]) == 2
     assert "cannot read image" in capsys.readouterr().err
+
+
+def test_snap_saves_the_cameras_frame_and_never_a_half_photo(
+        photo_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    replay = tmp_path / "camera"
+    replay.mkdir()
+    frame = cv2.imread(str(photo_dir / "a.png"))
+    cv2.imwrite(str(replay / "frame_00000.png"), frame)
+    out = tmp_path / "clubs.png"
+    snap = ["vision", "snap", "--source", "replay", "--path", str(replay), "-o", str(out)]
+    assert main([*snap, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"output": str(out), "width": 640,
+                                                   "height": 480}
+    assert np.array_equal(cv2.imread(str(out)), frame)
+    # A photo already there is kept unless --force says otherwise.
+    out.write_bytes(b"kept")
+    assert main(snap) == 2
+    assert "exists" in capsys.readouterr().err and out.read_bytes() == b"kept"
+    assert main([*snap, "--force"]) == 0
+    assert np.array_equal(cv2.imread(str(out)), frame)
+    assert not list(tmp_path.glob("*.part"))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--source", "replay"], "--source replay needs --path DIR"),
+    (["--source", "opencv", "--path", "x"], "--path applies to --source replay"),
+])
+def test_snap_names_what_the_source_lacks(
+        args: list[str], message: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "x.png"
+    assert main(["vision", "snap", *args, "-o", str(out)]) == 2
+    assert message in capsys.readouterr().err and not out.exists()
+
+
+def test_snap_writes_png_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vision", "snap", "--source", "replay", "--path", str(tmp_path),
+                 "-o", str(tmp_path / "x.jpg")]) == 2
+    assert ".png" in capsys.readouterr().err

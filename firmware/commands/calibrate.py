@@ -82,26 +82,9 @@ def _frame(args: argparse.Namespace, config: Any) -> Any:
         if image is None:
             raise CalibrationError(f"cannot read the image {str(args.image)!r}")
         return image
-    from vision.sources import open_source
+    from firmware.camera_frame import grab_frame
 
-    source_name = args.source or config.camera.source
-    options = dict(config.camera.options()) if source_name == config.camera.source else {}
-    if source_name == "replay":
-        path = args.path or options.get("path")
-        if path is None:
-            raise CalibrationError("--source replay needs --path DIR")
-        options = {"path": path}
-    elif args.path is not None:
-        raise CalibrationError(f"--path applies to --source replay, not {source_name!r}")
-    source = open_source(source_name, **options)
-    try:
-        for _ in range(3):  # a live camera may need a moment to send its first frame
-            frame = source.read(timeout=2.0)
-            if frame is not None:
-                return frame.image
-    finally:
-        source.close()
-    raise CalibrationError(f"camera source {source_name!r} gave no frame")
+    return grab_frame(config, source=args.source, path=args.path)
 
 
 def _calibrate(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""``cribbage-board vision``: score the recogniser on labelled photos, draw it, teach a deck."""
+"""``cribbage-board vision``: score the recogniser on labelled photos, draw it, take a photo
+with the device's camera, teach a deck."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ _MIN_CONFIDENCE_HELP = ("report a card only when this sure of it, 0-1 (default: 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("vision", help="card recognition: eval on photos, show one, "
-                                                 "teach a deck")
+                                                 "snap one, teach a deck")
     sub = parser.add_subparsers(dest="vision_command", required=True,
                                 parser_class=type(parser))
     ev = sub.add_parser("eval", help="score recognition on DIR (images + labels.json)")
@@ -39,6 +40,18 @@ def register(subparsers: Any) -> None:
     sh.add_argument("--deck", type=Path, metavar="DECK.npz",
                     help="a deck profile from `vision teach`")
     sh.set_defaults(handler=_show)
+    sn = sub.add_parser("snap", help="save one frame of the device's camera (a photo to teach "
+                                     "from, or to show)")
+    sn.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.png")
+    sn.add_argument("--config", type=Path, metavar="FILE",
+                    help="device config whose [camera] takes the photo (default: defaults)")
+    sn.add_argument("--source", choices=("replay", "opencv", "picamera2"),
+                    help="camera source (default: the config's [camera] source)")
+    sn.add_argument("--path", type=Path, metavar="DIR",
+                    help="replay: a folder of images or a video; its first frame is used")
+    sn.add_argument("--force", action="store_true", help="replace OUT.png if it exists")
+    sn.add_argument("--json", action="store_true", help="print one JSON object")
+    sn.set_defaults(handler=_snap)
     te = sub.add_parser("teach", help="learn the table's own deck from photos of it laid out")
     te.add_argument("photos", type=Path, nargs="+", metavar="PHOTO")
     te.add_argument("--cards", action="append", metavar='"AS 2S ..."',
@@ -118,6 +131,41 @@ def _show(args: argparse.Namespace) -> int:
     else:
         names = [str(d.card) if d.card is not None else "?" for d in detections]
         print(f"{len(detections)} cards: {' '.join(names)} -> {args.output}")
+    return 0
+
+
+def _snap(args: argparse.Namespace) -> int:
+    import os
+    import tempfile
+
+    import cv2
+
+    from firmware.camera_frame import grab_frame
+    from firmware.cli import print_json
+    from firmware.config import load_device_config
+
+    if args.output.suffix.lower() != ".png":
+        raise ValueError(f"output must be a .png file, got {str(args.output)!r}")
+    if args.output.exists() and not args.force:
+        raise ValueError(f"{str(args.output)!r} exists: choose another name, or --force")
+    image = grab_frame(load_device_config(args.config), source=args.source, path=args.path)
+    ok, data = cv2.imencode(".png", image)
+    if not ok:
+        raise OSError("could not encode the PNG")
+    # Written beside the target and renamed over it: a cut-off write leaves no half photo.
+    fd, tmp = tempfile.mkstemp(dir=args.output.parent, suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data.tobytes())
+        os.replace(tmp, args.output)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    height, width = image.shape[:2]
+    if args.json:
+        print_json({"output": str(args.output), "width": width, "height": height})
+    else:
+        print(f"{width}x{height} frame -> {args.output}")
     return 0
 
 
