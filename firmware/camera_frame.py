@@ -8,12 +8,13 @@ another source named on the command line, or a recorded folder or video.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["CameraFrameError", "grab_frame"]
+__all__ = ["CameraFrameError", "add_source_arguments", "grab_frame"]
 
 # A live camera may need a moment to send its first frame: this many reads, each this long.
 FIRST_FRAME_TRIES = 3
@@ -22,6 +23,14 @@ READ_TIMEOUT_S = 2.0
 
 class CameraFrameError(ValueError):
     """No frame: a source named without what it needs, or a camera that sends nothing."""
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--source`` and ``--path``, which ``grab_frame`` takes."""
+    parser.add_argument("--source", choices=("replay", "opencv", "picamera2"),
+                        help="camera source (default: the config's [camera] source)")
+    parser.add_argument("--path", type=Path, metavar="DIR",
+                        help="replay: a folder of images or a video; its first frame is used")
 
 
 def grab_frame(config: Any, *, source: str | None = None, path: Path | None = None

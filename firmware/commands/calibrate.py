@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cards import Card
+from firmware.camera_frame import add_source_arguments
 from vision.zones import default_markers
 
 __all__ = ["register", "CalibrationError", "default_markers", "zones_toml",
@@ -43,10 +44,7 @@ def register(subparsers: Any) -> None:
         "calibrate", help="find the table zones from one frame with a marker card in each area")
     parser.add_argument("--config", type=Path, metavar="FILE",
                         help="device config (players, camera; --write updates its [zones])")
-    parser.add_argument("--source", choices=("replay", "opencv", "picamera2"),
-                        help="camera source (default: the config's [camera] source)")
-    parser.add_argument("--path", type=Path, metavar="DIR",
-                        help="replay: a folder of images or a video; its first frame is used")
+    add_source_arguments(parser)
     parser.add_argument("--image", type=Path, metavar="FILE", help="one still image instead")
     parser.add_argument("--marker", action="append", default=[], metavar="ZONE=CARD",
                         help="the card laid in ZONE (a player, starter or crib), e.g. Ann=5H")

@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any, get_args
 
+from firmware.camera_frame import add_source_arguments
 from vision.datasets import Split
 
 __all__ = ["register"]
@@ -45,10 +46,7 @@ def register(subparsers: Any) -> None:
     sn.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.png")
     sn.add_argument("--config", type=Path, metavar="FILE",
                     help="device config whose [camera] takes the photo (default: defaults)")
-    sn.add_argument("--source", choices=("replay", "opencv", "picamera2"),
-                    help="camera source (default: the config's [camera] source)")
-    sn.add_argument("--path", type=Path, metavar="DIR",
-                    help="replay: a folder of images or a video; its first frame is used")
+    add_source_arguments(sn)
     sn.add_argument("--force", action="store_true", help="replace OUT.png if it exists")
     sn.add_argument("--json", action="store_true", help="print one JSON object")
     sn.set_defaults(handler=_snap)
