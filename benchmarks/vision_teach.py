@@ -147,9 +147,9 @@ def themes(args: argparse.Namespace) -> None:
                          "recall": round(t["recalled"] / max(1, t["due"]), 4)}
     print(json.dumps(summary) if args.json else
           f"taught {taught} of {len(decks)} themes; " + "  ".join(
-              f"{name}: found {row['found']} wrong {row['wrong']} precision "
-              f"{row['precision']:.4f} recall {row['recall']:.4f}"
-              for name in totals for row in [summary[name]]))
+              f"{name}: found {summary[name]['found']} wrong {summary[name]['wrong']} "
+              f"precision {summary[name]['precision']:.4f} recall {summary[name]['recall']:.4f}"
+              for name in totals))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""``cribbage-board vision eval DIR --json``, ``vision show IMAGE -o OUT.png`` and ``vision snap``."""
+"""``cribbage-board vision eval DIR --json``, ``vision show IMAGE -o OUT.png``, ``vision snap``."""
 
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ NETWORK_SURE = 0.7
 CONFLICT_PULL = 0.5
 # Teaching: a card the network reads as another card at least this sure is a wrong layout.
 WRONG_CARD = 0.7
-# A quad of a layout photo is a card only if its area is within this factor of the median.
+# Teaching: a quad of a layout photo is a card only within this factor of the median area.
 SAME_SIZE = 0.7
 # Teaching: the expected card must reach this probability in a patch for the network to pick
 # that corner's index; below it (glyphs it cannot read) the likeliest index is taken.
@@ -348,11 +348,15 @@ class _LaidCard:
     conf: np.ndarray
     is_index: np.ndarray
 
+    @property
+    def is_sure(self) -> np.ndarray:
+        """Per patch: an index read as its card at least ``WRONG_CARD`` sure."""
+        return (self.is_index >= 0.5) & (self.conf >= WRONG_CARD)
+
     def sure(self) -> set[Card]:
         """The cards this place reads as, surely."""
-        return {card for card, conf, is_index in zip(self.read, self.conf, self.is_index,
-                                                     strict=True)
-                if card is not None and is_index >= 0.5 and conf >= WRONG_CARD}
+        return {card for card, sure in zip(self.read, self.is_sure.tolist(), strict=True)
+                if sure and card is not None}
 
 
 def _read_layout(photo: TeachPhoto, model_path: str) -> list[_LaidCard]:
@@ -397,7 +401,7 @@ def _taught_patches(photo: TeachPhoto, laid: list[_LaidCard], sure_in_place: set
                       * place.scores.suit[:, SUITS.index(expected.suit)])
         for group in np.unique(place.groups).tolist():
             sel = np.nonzero(place.groups == group)[0]
-            sure = sel[(place.is_index[sel] >= 0.5) & (place.conf[sel] >= WRONG_CARD)]
+            sure = sel[place.is_sure[sel]]
             # A sure reading of another card is a wrong layout, unless that card reads surely
             # in its own place too (in this photo or another): then this deck prints this card
             # like that one (a French "D" for the queen read as a 10), which is what teaching

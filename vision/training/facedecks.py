@@ -264,8 +264,11 @@ def load_face_decks(folder: Path, dirs: Iterable[Path] = THEME_DIRS) -> list[Fac
 def face_decks_named(name: str, folder: Path = FACE_FOLDER,
                      dirs: Iterable[Path] = THEME_DIRS) -> list[FaceDeck]:
     """The installed decks whose name holds ``name`` (any case), or all of them for "all"."""
-    decks = [d for d in load_face_decks(folder, dirs)
-             if name == "all" or name.lower() in d.name.lower()]
+    installed = load_face_decks(folder, dirs)
+    if not installed:
+        raise FaceDeckError(NO_THEMES)
+    decks = [d for d in installed if name == "all" or name.lower() in d.name.lower()]
     if not decks:
-        raise FaceDeckError(f"no theme named {name!r}. {NO_THEMES}")
+        raise FaceDeckError(f"no theme named {name!r} among the {len(installed)} installed: "
+                            f"{', '.join(d.name for d in installed)}")
     return decks
