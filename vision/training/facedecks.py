@@ -36,7 +36,8 @@ from engine.cards import Card, Rank, Suit
 from vision.cardart import CARD_ASPECT
 
 __all__ = ["FACE_FOLDER", "NO_THEMES", "THEME_DIRS", "FaceDeck", "FaceDeckError",
-           "find_index_boxes", "face_decks_named", "load_face_decks", "render_theme", "theme_files"]
+           "find_index_boxes", "face_decks_named", "load_face_decks", "render_theme", "theme_files",
+           "theme_name"]
 
 THEME_DIRS = (Path("/usr/share/aisleriot/cards"), Path("/usr/share/carddecks"))
 # Themes left out: suits that are not French (German, Swiss, tarot), and themes whose
@@ -77,6 +78,11 @@ def theme_files(dirs: Iterable[Path] = THEME_DIRS) -> list[Path]:
             found += [p for p in sorted(d.rglob("*.svg*"))
                       if p.suffix in (".svg", ".svgz") and _stem(p) not in SKIPPED_THEMES]
     return found
+
+
+def theme_name(svg: Path) -> str:
+    """The deck's name: its package's folder and the theme's file name, "cards-anglo"."""
+    return f"{svg.parent.name}-{_stem(svg)}"
 
 
 def _stem(path: Path) -> str:
@@ -136,8 +142,7 @@ def render_theme(svg: Path, folder: Path, *, height: int = FACE_HEIGHT) -> Path 
     """
     if shutil.which("rsvg-convert") is None:
         raise FaceDeckError("rsvg-convert is missing: apt-get install librsvg2-bin")
-    name = f"{svg.parent.name}-{_stem(svg)}"
-    out = folder / name
+    out = folder / theme_name(svg)
     if (out / "done").is_file():
         return out
     text = _read_svg(svg)
@@ -241,10 +246,12 @@ def _load_face(path: Path) -> np.ndarray:
     return face
 
 
-def load_face_decks(folder: Path, dirs: Iterable[Path] = THEME_DIRS) -> list[FaceDeck]:
-    """Every usable installed theme, rendered into ``folder`` (kept there for the next run)."""
+def load_face_decks(folder: Path, dirs: Iterable[Path] = THEME_DIRS, *,
+                    themes: Iterable[Path] | None = None) -> list[FaceDeck]:
+    """Every usable installed theme (or those of ``themes``), rendered into ``folder`` (kept
+    there for the next run)."""
     decks = []
-    for svg in theme_files(dirs):
+    for svg in theme_files(dirs) if themes is None else themes:
         out = render_theme(svg, folder)
         if out is None:
             continue
@@ -264,11 +271,17 @@ def load_face_decks(folder: Path, dirs: Iterable[Path] = THEME_DIRS) -> list[Fac
 def face_decks_named(name: str, folder: Path = FACE_FOLDER,
                      dirs: Iterable[Path] = THEME_DIRS) -> list[FaceDeck]:
     """The installed decks whose name holds ``name`` (any case), or all of them for "all"."""
-    installed = load_face_decks(folder, dirs)
-    if not installed:
+    installed = theme_files(dirs)
+    # Only the chosen themes are rendered: the first run of all of them takes minutes.
+    chosen = [svg for svg in installed
+              if name == "all" or name.lower() in theme_name(svg).lower()]
+    decks = load_face_decks(folder, themes=chosen)
+    if decks:
+        return decks
+    if not installed or name == "all":
         raise FaceDeckError(NO_THEMES)
-    decks = [d for d in installed if name == "all" or name.lower() in d.name.lower()]
-    if not decks:
-        raise FaceDeckError(f"no theme named {name!r} among the {len(installed)} installed: "
-                            f"{', '.join(d.name for d in installed)}")
-    return decks
+    if chosen:
+        raise FaceDeckError(f"{', '.join(theme_name(svg) for svg in chosen)}: no usable deck "
+                            f"(a card missing, or no corner index to read)")
+    raise FaceDeckError(f"no theme named {name!r} among the {len(installed)} installed: "
+                        f"{', '.join(theme_name(svg) for svg in installed)}")
