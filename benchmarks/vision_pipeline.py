@@ -12,8 +12,9 @@ event, in frames; also recall and precision of those events against the truth.
 ``--theme NAME`` lays the deal with a real deck instead of a drawn one: one of
 the card themes Debian packages carry (``vision/training/facedecks.py``;
 ``apt-get install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin``), or
-``--theme all`` for each in turn. The committed recogniser was trained without
-them, so they measure decks it never saw. ``--model`` reads with other weights.
+``--theme all`` for each in turn. The committed recogniser was trained on the
+themes of one half (``facedecks.theme_half``): ``--half held-out`` keeps the
+others, decks it never met. ``--model`` reads with other weights.
 
 Issue #4's target counts from the frame where the card is *stable*: laid, and the
 laying hand gone (the scene's first ``hand_frames`` frames of each step show the
@@ -114,9 +115,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2)
     parser.add_argument("--frames-per-step", type=int, default=8)
     parser.add_argument("--theme", help="lay a real deck: a theme's name (or part of it), or all")
+    parser.add_argument("--half", choices=["train", "held-out"],
+                        help="with --theme: only the themes of this half (facedecks.theme_half)")
     parser.add_argument("--model", default=str(MODEL_PATH), help="corner-index CNN to read with")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.half and not args.theme:
+        parser.error("--half chooses among the themes: give --theme too")
     if args.theme:
         themes(args)
         return
@@ -135,7 +140,7 @@ def main() -> None:
 def themes(args: argparse.Namespace) -> None:
     """The deal laid with each chosen real deck: recall and precision per deck, then in all."""
     try:
-        decks = face_decks_named(args.theme)
+        decks = face_decks_named(args.theme, half=args.half)
     except FaceDeckError as exc:
         raise SystemExit(str(exc)) from None
     due = right = events = 0

@@ -19,7 +19,9 @@ from vision.training.facedecks import (
     find_index_boxes,
     load_face_decks,
     render_theme,
+    theme_family,
     theme_files,
+    theme_half,
 )
 from vision.training.harvest import card_labels
 
@@ -160,6 +162,36 @@ def test_only_french_suited_themes_are_taken(tmp_path: Path) -> None:
     for name in ("anglo.svgz", "german.svgz", "tarocco.svgz", "notes.txt"):
         (tmp_path / name).write_bytes(b"")
     assert [p.name for p in theme_files([tmp_path, tmp_path / "absent"])] == ["anglo.svgz"]
+
+
+def test_every_variant_of_a_deck_falls_in_the_same_half() -> None:
+    variants = [Path("/usr/share/aisleriot/cards") / f"{stem}.svgz"
+                for stem in ("anglo", "anglo_bitmap", "anglo_modern_4_color", "anglo_poker")]
+    variants.append(Path("/usr/share/carddecks/svg-anglo/Anglo.svgz"))
+    assert {theme_family(p) for p in variants} == {"anglo"}
+    assert len({theme_half(p) for p in variants}) == 1
+    assert theme_family(Path("/x/tigullio-international.svgz")) == "tigullio"
+    # The split is fixed by the names alone (held-out decks must stay held out), and Debian's
+    # themes fall in both halves.
+    halves = {stem: theme_half(Path(f"/x/{stem}.svg")) for stem in
+              ("anglo", "paris", "bellot", "standard", "penguins", "dondorf")}
+    assert halves == {"anglo": "held-out", "paris": "train", "bellot": "train",
+                      "standard": "held-out", "penguins": "held-out", "dondorf": "train"}
+
+
+@needs_rsvg
+def test_a_half_chooses_among_the_named_decks(tmp_path: Path) -> None:
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "anglo.svg").write_text(theme_svg(ALL))  # held out
+    (tmp_path / "cards" / "paris.svg").write_text(theme_svg(ALL))  # trains
+    folder, dirs = tmp_path / "faces", [tmp_path / "cards"]
+    assert [d.name for d in face_decks_named("all", folder, dirs, half="held-out")] == [
+        "cards-anglo"]
+    assert [d.name for d in load_face_decks(folder, dirs, half="train")] == ["cards-paris"]
+    assert len(face_decks_named("all", folder, dirs)) == 2
+    (tmp_path / "cards" / "paris.svg").unlink()
+    with pytest.raises(FaceDeckError, match="no usable deck in the train half"):
+        face_decks_named("all", folder, dirs, half="train")
 
 
 def test_the_screen_sees_deals_laid_with_the_real_decks_too(tmp_path: Path) -> None:

@@ -8,9 +8,10 @@ each its own index typeface, courts and pips. ``rsvg-convert`` renders every
 card of a theme once into a folder; the scene renderer then lays those faces
 on its tables, so the network meets index designs nobody here drew.
 
-Training reads them with ``--face-scenes`` (not in the committed recipe: on
-the real photos they gained nothing, see README.md); the device never does.
-Install with
+Training deals the themes of one half (``theme_half``, by a hash of the deck's
+family) in ``--face-scenes``; the other half measures decks it never met
+(``benchmarks/vision_pipeline.py --half held-out``). The device never reads
+them. Install with
 ``apt-get install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin``
 (aisleriot's themes without the game, KDE's decks, the renderer): 36 decks
 with French suits and corner indices on Debian 12.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import hashlib
 import json
 import re
 import shutil
@@ -28,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -36,8 +39,8 @@ from engine.cards import Card, Rank, Suit
 from vision.cardart import CARD_ASPECT
 
 __all__ = ["FACE_FOLDER", "NO_THEMES", "THEME_DIRS", "FaceDeck", "FaceDeckError",
-           "find_index_boxes", "face_decks_named", "load_face_decks", "render_theme", "theme_files",
-           "theme_name"]
+           "Half", "find_index_boxes", "face_decks_named", "load_face_decks", "render_theme",
+           "theme_files", "theme_family", "theme_half", "theme_name"]
 
 THEME_DIRS = (Path("/usr/share/aisleriot/cards"), Path("/usr/share/carddecks"))
 # Themes left out: suits that are not French (German, Swiss, tarot), and themes whose
@@ -49,6 +52,10 @@ FACE_FOLDER = Path("/tmp/cribbage-board-faces")
 NO_THEMES = ("no card themes found: apt-get install gnome-cards-data kdegames-card-data-kf5 "
              "librsvg2-bin, or train with --face-scenes 0")
 SignedBox = tuple[tuple[float, float, float, float], int]
+# Themes split by family into a half training may use and a half it never sees, so the
+# themes can measure decks the recogniser never met while the rest teach it.
+Half = Literal["train", "held-out"]
+_TRAIN_DIGITS = "01234567"  # a family's salted SHA-1 starting with these trains
 
 _RANK_IDS = {Rank.ACE: "1", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king"}
 _SUIT_IDS = {Suit.CLUBS: "club", Suit.DIAMONDS: "diamond", Suit.HEARTS: "heart",
@@ -83,6 +90,20 @@ def theme_files(dirs: Iterable[Path] = THEME_DIRS) -> list[Path]:
 def theme_name(svg: Path) -> str:
     """The deck's name: its package's folder and the theme's file name, "cards-anglo"."""
     return f"{svg.parent.name}-{_stem(svg)}"
+
+
+def theme_family(svg: Path) -> str:
+    """The deck a theme draws, whatever its variant: "anglo" for anglo, anglo_bitmap and
+    anglo_poker, "tigullio" for tigullio and tigullio-international, so that no variant of
+    a deck held out is trained on."""
+    return re.split(r"[_-]", _stem(svg).lower())[0]
+
+
+def theme_half(svg: Path) -> Half:
+    """Which half a theme belongs to: a hash of its family, nothing else (24 of Debian 12's
+    40 theme files train, 16 are held out)."""
+    digest = hashlib.sha1(f"faces:{theme_family(svg)}".encode()).hexdigest()
+    return "train" if digest[0] in _TRAIN_DIGITS else "held-out"
 
 
 def _stem(path: Path) -> str:
@@ -247,11 +268,14 @@ def _load_face(path: Path) -> np.ndarray:
 
 
 def load_face_decks(folder: Path, dirs: Iterable[Path] = THEME_DIRS, *,
-                    themes: Iterable[Path] | None = None) -> list[FaceDeck]:
-    """Every usable installed theme (or those of ``themes``), rendered into ``folder`` (kept
-    there for the next run)."""
+                    themes: Iterable[Path] | None = None, half: Half | None = None
+                    ) -> list[FaceDeck]:
+    """Every usable installed theme (or those of ``themes``; of one ``half`` only when given),
+    rendered into ``folder`` (kept there for the next run)."""
     decks = []
     for svg in theme_files(dirs) if themes is None else themes:
+        if half is not None and theme_half(svg) != half:
+            continue
         out = render_theme(svg, folder)
         if out is None:
             continue
@@ -269,17 +293,23 @@ def load_face_decks(folder: Path, dirs: Iterable[Path] = THEME_DIRS, *,
 
 
 def face_decks_named(name: str, folder: Path = FACE_FOLDER,
-                     dirs: Iterable[Path] = THEME_DIRS) -> list[FaceDeck]:
-    """The installed decks whose name holds ``name`` (any case), or all of them for "all"."""
+                     dirs: Iterable[Path] = THEME_DIRS, *, half: Half | None = None
+                     ) -> list[FaceDeck]:
+    """The installed decks whose name holds ``name`` (any case), or all of them for "all";
+    of one ``half`` only when given."""
     installed = theme_files(dirs)
     # Only the chosen themes are rendered: the first run of all of them takes minutes.
     chosen = [svg for svg in installed
-              if name == "all" or name.lower() in theme_name(svg).lower()]
+              if (name == "all" or name.lower() in theme_name(svg).lower())
+              and (half is None or theme_half(svg) == half)]
     decks = load_face_decks(folder, themes=chosen)
     if decks:
         return decks
-    if not installed or name == "all":
+    if not installed:
         raise FaceDeckError(NO_THEMES)
+    if name == "all":
+        raise FaceDeckError(NO_THEMES if half is None else
+                            f"no usable deck in the {half} half of the installed themes")
     if chosen:
         raise FaceDeckError(f"{', '.join(theme_name(svg) for svg in chosen)}: no usable deck "
                             f"(a card missing, or no corner index to read)")

@@ -171,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--face-scenes", type=int, default=0,
                     help="deals laid with Debian's card themes (facedecks.py), for a CNN "
                          "trained with them; 0 for none")
+    ap.add_argument("--face-half", choices=["train", "all"], default="train",
+                    help="with --face-scenes: the themes of the training half only, or all")
     ap.add_argument("--face-folder", type=Path, default=FACE_FOLDER,
                     help="folder the themes' faces are rendered into, once")
     ap.add_argument("--keep", type=float, default=0.998,
@@ -185,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         with np.load(args.cache) as cached:
             x, prob, group = cached["x"], cached["p"], cached["g"]
     else:
-        decks = load_face_decks(args.face_folder) if args.face_scenes else []
+        half = None if args.face_half == "all" else args.face_half
+        decks = load_face_decks(args.face_folder, half=half) if args.face_scenes else []
         if args.face_scenes and not decks:
             raise SystemExit(NO_THEMES)
         x, prob, group = teacher_patches(datasets_root(), scenes=args.scenes, seed=args.seed,

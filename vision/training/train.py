@@ -189,11 +189,13 @@ def load_cache(path: Path) -> tuple[Any, ...]:
 
 def face_scene_patches(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Drawn scenes laid with Debian's card themes: index designs nobody here drew."""
-    cached = args.cache / f"faces{args.face_scenes}.npz" if args.cache else None
+    half = None if args.face_half == "all" else args.face_half
+    cached = (args.cache / f"faces{args.face_scenes}-{args.face_half}.npz" if args.cache
+              else None)
     if cached is not None and cached.is_file():
         z = np.load(cached)
         return z["x"], z["r"], z["s"]
-    decks = load_face_decks(args.face_folder)
+    decks = load_face_decks(args.face_folder, half=half)
     if not decks:
         raise SystemExit(NO_THEMES)
     print(f"{len(decks)} real decks: {', '.join(d.name for d in decks)}", flush=True)
@@ -215,9 +217,13 @@ def main() -> None:
     ap.add_argument("--real-repeats", type=int, default=8,
                     help="times each real index patch is repeated in the later stages")
     ap.add_argument("--drawn", type=int, default=300, help="drawn scenes to harvest (drawn.py)")
-    ap.add_argument("--face-scenes", type=int, default=0,
+    ap.add_argument("--face-scenes", type=int, default=300,
                     help="drawn scenes dealt with the real decks of Debian's card themes "
-                         "(facedecks.py; tried with 300, see README.md); 0 for none")
+                         "(facedecks.py); 0 for none")
+    ap.add_argument("--face-half", choices=["train", "all"], default="train",
+                    help="deal the themes of the training half only (facedecks.theme_half), so "
+                         "that vision_pipeline.py --half held-out measures decks never trained "
+                         "on; or all of them")
     ap.add_argument("--face-folder", type=Path, default=FACE_FOLDER,
                     help="folder the themes' faces are rendered into, once")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
