@@ -12,9 +12,10 @@ event, in frames; also recall and precision of those events against the truth.
 ``--theme NAME`` lays the deal with a real deck instead of a drawn one: one of
 the card themes Debian packages carry (``vision/training/facedecks.py``;
 ``apt-get install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin``), or
-``--theme all`` for each in turn. The committed recogniser was trained on the
-themes of one half (``facedecks.theme_half``): ``--half held-out`` keeps the
-others, decks it never met. ``--model`` reads with other weights.
+``--theme all`` for each in turn. The committed recogniser was trained without
+them, so they measure decks it never saw. ``--half held-out`` keeps the half
+of them (``facedecks.theme_half``) that a model trained with ``train.py
+--face-scenes N`` never met. ``--model`` reads with other weights.
 
 Issue #4's target counts from the frame where the card is *stable*: laid, and the
 laying hand gone (the scene's first ``hand_frames`` frames of each step show the

@@ -8,8 +8,9 @@ each its own index typeface, courts and pips. ``rsvg-convert`` renders every
 card of a theme once into a folder; the scene renderer then lays those faces
 on its tables, so the network meets index designs nobody here drew.
 
-Training deals the themes of one half (``theme_half``, by a hash of the deck's
-family) in ``--face-scenes``; the other half measures decks it never met
+Training may deal the themes of one half (``theme_half``, by a hash of the
+deck's family) in ``--face-scenes`` (not in the committed recipe: see
+README.md); the other half then measures decks it never met
 (``benchmarks/vision_pipeline.py --half held-out``). The device never reads
 them. Install with
 ``apt-get install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin``

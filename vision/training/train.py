@@ -217,9 +217,9 @@ def main() -> None:
     ap.add_argument("--real-repeats", type=int, default=8,
                     help="times each real index patch is repeated in the later stages")
     ap.add_argument("--drawn", type=int, default=300, help="drawn scenes to harvest (drawn.py)")
-    ap.add_argument("--face-scenes", type=int, default=300,
+    ap.add_argument("--face-scenes", type=int, default=0,
                     help="drawn scenes dealt with the real decks of Debian's card themes "
-                         "(facedecks.py); 0 for none")
+                         "(facedecks.py; tried with 300, see README.md); 0 for none")
     ap.add_argument("--face-half", choices=["train", "all"], default="train",
                     help="deal the themes of the training half only (facedecks.theme_half), so "
                          "that vision_pipeline.py --half held-out measures decks never trained "
