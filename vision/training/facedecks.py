@@ -269,13 +269,14 @@ def _load_face(path: Path) -> np.ndarray:
 
 
 def load_face_decks(folder: Path, dirs: Iterable[Path] = THEME_DIRS, *,
-                    themes: Iterable[Path] | None = None, half: Half | None = None
-                    ) -> list[FaceDeck]:
-    """Every usable installed theme (or those of ``themes``; of one ``half`` only when given),
-    rendered into ``folder`` (kept there for the next run)."""
+                    themes: Iterable[Path] | None = None,
+                    half: Half | Literal["all"] | None = None) -> list[FaceDeck]:
+    """Every usable installed theme (or those of ``themes``; of one ``half`` only when given,
+    "all" being the training options' word for both), rendered into ``folder`` (kept there
+    for the next run)."""
     decks = []
     for svg in theme_files(dirs) if themes is None else themes:
-        if half is not None and theme_half(svg) != half:
+        if half not in (None, "all") and theme_half(svg) != half:
             continue
         out = render_theme(svg, folder)
         if out is None:

@@ -187,8 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         with np.load(args.cache) as cached:
             x, prob, group = cached["x"], cached["p"], cached["g"]
     else:
-        half = None if args.face_half == "all" else args.face_half
-        decks = load_face_decks(args.face_folder, half=half) if args.face_scenes else []
+        decks = (load_face_decks(args.face_folder, half=args.face_half) if args.face_scenes
+                 else [])
         if args.face_scenes and not decks:
             raise SystemExit(NO_THEMES)
         x, prob, group = teacher_patches(datasets_root(), scenes=args.scenes, seed=args.seed,

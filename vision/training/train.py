@@ -189,13 +189,12 @@ def load_cache(path: Path) -> tuple[Any, ...]:
 
 def face_scene_patches(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Drawn scenes laid with Debian's card themes: index designs nobody here drew."""
-    half = None if args.face_half == "all" else args.face_half
     cached = (args.cache / f"faces{args.face_scenes}-{args.face_half}.npz" if args.cache
               else None)
     if cached is not None and cached.is_file():
         z = np.load(cached)
         return z["x"], z["r"], z["s"]
-    decks = load_face_decks(args.face_folder, half=half)
+    decks = load_face_decks(args.face_folder, half=args.face_half)
     if not decks:
         raise SystemExit(NO_THEMES)
     print(f"{len(decks)} real decks: {', '.join(d.name for d in decks)}", flush=True)
