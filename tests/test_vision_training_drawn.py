@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.cards import Card
+from engine.cards import Card, Rank
 from vision.candidates import find_candidates
 from vision.cardart import CardStyle, render_card
 from vision.scene import TruthCard
@@ -48,6 +48,23 @@ def test_a_face_down_card_gives_only_negatives() -> None:
     _, labels = _label_frame(frame, (down,), boxes, np.random.default_rng(0), 1.0)
     assert len(find_candidates(frame)) > 0
     assert all(lab == NOT_INDEX for lab in labels)
+
+
+def test_a_court_printed_with_another_letter_is_not_an_index() -> None:
+    # A German deck's queen says D: its upright index is "not an index", not a queen, so the
+    # network learns no letter but J, Q and K as a court (it read a French R as a queen).
+    boxes = drawn_boxes(CardStyle())
+    german = frozenset({Rank.JACK, Rank.QUEEN})
+
+    def labels(card: str, foreign: frozenset[Rank] = frozenset()) -> list[tuple[int, int]]:
+        frame, truth = one_card_frame(Card.parse(card), turn=False)
+        return _label_frame(frame, (truth,), boxes, np.random.default_rng(0), 0.0, foreign)[1]
+
+    queens = labels("QS").count(card_labels(Card.parse("QS")))
+    foreign = labels("QS", german)
+    assert queens >= 2 and set(foreign) == {NOT_INDEX}
+    assert len(foreign) >= queens  # every upright index kept, as a negative
+    assert card_labels(Card.parse("KS")) in labels("KS", german)  # its K is a king's K
 
 
 def test_scene_harvest_is_seeded_and_labels_are_in_range() -> None:

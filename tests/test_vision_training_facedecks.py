@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from engine.cards import Card
+from engine.cards import Card, Rank
 from vision.cardart import CARD_ASPECT, CardStyle, index_boxes, render_card
 from vision.training.drawn import NOT_INDEX, harvest_scenes
 from vision.training.facedecks import (
@@ -192,6 +192,16 @@ def test_a_half_chooses_among_the_named_decks(tmp_path: Path) -> None:
     (tmp_path / "cards" / "paris.svg").unlink()
     with pytest.raises(FaceDeckError, match="no usable deck in the train half"):
         face_decks_named("all", folder, dirs, half="train")
+
+
+@needs_rsvg
+def test_decks_printing_other_court_letters_name_those_courts(tmp_path: Path) -> None:
+    (tmp_path / "cards").mkdir()
+    for stem in ("berlin", "paris"):  # German B, D, K; and J, Q, K
+        (tmp_path / "cards" / f"{stem}.svg").write_text(theme_svg(ALL))
+    decks = {d.name: d for d in load_face_decks(tmp_path / "faces", [tmp_path / "cards"])}
+    assert decks["cards-berlin"].foreign_courts == {Rank.JACK, Rank.QUEEN}
+    assert decks["cards-paris"].foreign_courts == frozenset()
 
 
 def test_the_screen_sees_deals_laid_with_the_real_decks_too(tmp_path: Path) -> None:

@@ -9,10 +9,12 @@ import pytest
 
 from vision.training import synth
 from vision.training.synth import (
+    NOT_RANK_LETTERS,
     RANK_TEXT,
     SUIT_CHARS,
     TypefaceError,
     bundled_typefaces,
+    render_index,
     synth_set,
 )
 
@@ -66,3 +68,15 @@ def test_without_matplotlib_the_error_says_what_to_install(
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(TypefaceError, match="requirements.txt"):
         bundled_typefaces()
+
+
+def test_a_negative_index_prints_its_letter_where_the_rank_goes() -> None:
+    # Same draws, another glyph: a king's index with the rank's own text is the king's index,
+    # and with a French R it differs only where the rank is printed.
+    king = render_index(12, 3, np.random.default_rng(4))
+    assert np.array_equal(render_index(0, 3, np.random.default_rng(4), text="K"), king)
+    roi = render_index(12, 3, np.random.default_rng(4), text="R").astype(np.int16)
+    changed = np.abs(roi - king).max(axis=2) > 40
+    rows = np.nonzero(changed.any(axis=1))[0]
+    assert changed.any() and rows.max() < 16  # the rank's upper part, not the suit below
+    assert "R" in NOT_RANK_LETTERS and not set("AJQK") & set(NOT_RANK_LETTERS)

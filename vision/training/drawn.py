@@ -20,6 +20,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from engine.cards import Rank
 from engine.simulate import deal_cards
 from vision.candidates import PATCH_SIZE, find_candidates
 from vision.cardart import CARD_ASPECT, CardStyle, index_boxes
@@ -69,7 +70,8 @@ def _index_regions(truth: TruthCard, boxes: Sequence[SignedBox]
 
 
 def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: Sequence[SignedBox],
-                 rng: np.random.Generator, keep_negatives: float
+                 rng: np.random.Generator, keep_negatives: float,
+                 foreign_courts: frozenset[Rank] = frozenset()
                  ) -> tuple[np.ndarray, list[tuple[int, int]]]:
     cand = find_candidates(image, screen=False)
     n = len(cand)
@@ -78,6 +80,7 @@ def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: Sequenc
     labels: list[tuple[int, int] | None] = [NOT_INDEX] * n
     near_any = np.zeros(n, bool)
     turned = np.zeros(n, bool)
+    foreign = np.zeros(n, bool)  # the upright index of a court printed with another letter
     i: int | np.intp  # candidate index: from np.nonzero below, then from range(n)
     for k, t in enumerate(truth):
         covered = np.zeros(n, bool)
@@ -95,7 +98,10 @@ def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: Sequenc
                     & ~covered)
             upright = cand.down @ down >= UPRIGHT_COS
             for i in np.nonzero(near)[0]:
-                if both[i] and upright[i]:
+                if both[i] and upright[i] and t.card.rank in foreign_courts:
+                    foreign[i] = True
+                    labels[i] = None
+                elif both[i] and upright[i]:
                     labels[i] = card_labels(t.card)
                 elif both[i] and labels[i] in (None, NOT_INDEX):
                     turned[i] = True  # the index's own glyphs read sideways or upside down
@@ -108,6 +114,9 @@ def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: Sequenc
             keep.append(i)
         elif labels[i] == NOT_INDEX and not near_any[i] and rng.random() < keep_negatives:
             keep.append(i)
+        elif labels[i] is None and foreign[i]:
+            labels[i] = NOT_INDEX  # a letter the network does not know is no index to it
+            keep.append(i)
         elif turned[i] and rng.random() < 0.5:
             labels[i] = NOT_INDEX  # teaches "upside down is not an index"
             keep.append(i)
@@ -118,7 +127,9 @@ def harvest_scenes(scenes: int, *, frames: int, seed: int, keep_negatives: float
                    decks: Sequence[FaceDeck] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Patches and (rank, suit) labels (13 / 4 = not an index) from ``scenes`` drawn deals.
 
-    With ``decks``, each scene lays the faces of one of them (its backs stay drawn).
+    With ``decks``, each scene lays the faces of one of them (its backs stay drawn); courts
+    printed with a letter other than J, Q or K (``FaceDeck.foreign_courts``) are "not an
+    index".
     """
     xs: list[np.ndarray] = []
     rs: list[int] = []
@@ -139,7 +150,8 @@ def harvest_scenes(scenes: int, *, frames: int, seed: int, keep_negatives: float
         for index in rng.choice(renderer.frame_count, size=min(frames, renderer.frame_count),
                                 replace=False):
             frame = renderer.render(int(index))
-            patches, labels = _label_frame(frame.image, frame.truth, boxes, rng, keep_negatives)
+            patches, labels = _label_frame(frame.image, frame.truth, boxes, rng, keep_negatives,
+                                           deck.foreign_courts if deck else frozenset())
             if len(labels):
                 xs.append(patches)
                 rs.extend(r for r, _ in labels)

@@ -8,9 +8,8 @@ each its own index typeface, courts and pips. ``rsvg-convert`` renders every
 card of a theme once into a folder; the scene renderer then lays those faces
 on its tables, so the network meets index designs nobody here drew.
 
-Training may deal the themes of one half (``theme_half``, by a hash of the
-deck's family) in ``--face-scenes`` (not in the committed recipe: see
-README.md); the other half then measures decks it never met
+Training deals the themes of one half (``theme_half``, by a hash of the deck's
+family) in ``--face-scenes``; the other half then measures decks it never met
 (``benchmarks/vision_pipeline.py --half held-out``). The device never reads
 them. Install with
 ``apt-get install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin``
@@ -39,7 +38,7 @@ import numpy as np
 from engine.cards import Card, Rank, Suit
 from vision.cardart import CARD_ASPECT
 
-__all__ = ["FACE_FOLDER", "NO_THEMES", "THEME_DIRS", "FaceDeck", "FaceDeckError",
+__all__ = ["FACE_FOLDER", "FOREIGN_COURTS", "NO_THEMES", "THEME_DIRS", "FaceDeck", "FaceDeckError",
            "Half", "find_index_boxes", "face_decks_named", "load_face_decks", "render_theme",
            "theme_files", "theme_family", "theme_half", "theme_name"]
 
@@ -57,6 +56,19 @@ SignedBox = tuple[tuple[float, float, float, float], int]
 # themes can measure decks the recogniser never met while the rest teach it.
 Half = Literal["train", "held-out"]
 _TRAIN_DIGITS = "01234567"  # a family's salted SHA-1 starting with these trains
+
+# Decks whose court indices print other letters than J, Q and K, and which courts do: German
+# B, D, K (Bube, Dame, Koenig), Russian В, Д, К, French V, D, R. The network knows J, Q and K
+# only and is taught that any other letter over a suit is "not an index" (synth.py); a player
+# with such a deck teaches it (``vision teach``). Scenes of these decks therefore label those
+# courts "not an index": labelled as cards, D and B taught the network that a letter it does
+# not know is a court, and it read a French R (king) as a queen.
+_JACK_QUEEN = frozenset({Rank.JACK, Rank.QUEEN})
+FOREIGN_COURTS: dict[str, frozenset[Rank]] = {
+    "atlasnye_skat": _JACK_QUEEN, "berlin": _JACK_QUEEN, "rheinland": _JACK_QUEEN,
+    "lattmann": _JACK_QUEEN, "slavic_costumes": _JACK_QUEEN, "Атласные": _JACK_QUEEN,
+    "ancient_french": frozenset({Rank.JACK, Rank.QUEEN, Rank.KING}),
+}
 
 _RANK_IDS = {Rank.ACE: "1", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king"}
 _SUIT_IDS = {Suit.CLUBS: "club", Suit.DIAMONDS: "diamond", Suit.HEARTS: "heart",
@@ -243,11 +255,13 @@ def find_index_boxes(faces: Sequence[np.ndarray]) -> list[SignedBox] | None:
 
 @dataclass(frozen=True)
 class FaceDeck:
-    """One rendered theme: its 52 faces in ``folder`` and where their indices lie."""
+    """One rendered theme: its 52 faces in ``folder``, where their indices lie, and the
+    courts whose index letter is not J, Q or K (``FOREIGN_COURTS``)."""
 
     name: str
     folder: Path
     index_boxes: tuple[SignedBox, ...]
+    foreign_courts: frozenset[Rank] = frozenset()
 
     def face(self, card: Card, height: int, aspect: float = CARD_ASPECT) -> np.ndarray:
         """``card``'s face, BGRA, ``height`` pixels tall and ``aspect`` as wide as tall.
@@ -290,7 +304,8 @@ def load_face_decks(folder: Path, dirs: Iterable[Path] = THEME_DIRS, *,
             boxes_file.write_text(json.dumps(raw))
         if raw:
             boxes = tuple((tuple(float(v) for v in box), int(sign)) for box, sign in raw)
-            decks.append(FaceDeck(out.name, out, boxes))  # type: ignore[arg-type]
+            decks.append(FaceDeck(out.name, out, boxes,  # type: ignore[arg-type]
+                                  FOREIGN_COURTS.get(_stem(svg), frozenset())))
     return decks
 
 

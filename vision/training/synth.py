@@ -8,7 +8,10 @@ TrueType faces instead (ranks and other text in all, suit symbols in those that
 have them): Hershey strokes alone look like no printed deck.
 Negatives are the look-alikes the candidate stage produces on real tables:
 upside-down and sideways indices, pairs of pips, other letters, the "1" and "0"
-of a ten side by side, card-back hatching and smooth blobs.
+of a ten side by side, card-back hatching and smooth blobs; and indices whose
+"rank" is a letter no English deck prints (a French R, D or V, a German B), set
+exactly as an index is: a court letter the network does not know is "not an
+index" to it rather than its nearest court, and a player teaches such a deck.
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ TYPEFACE_FILES = (
 )
 SUIT_CHARS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 OTHER_TEXT = tuple("BCEFGHLMNPRSTUVWXYZ01") + ("?", "%", "&", "$", "#")
+# Letters that are no rank in an English deck, among them other languages' courts (French
+# V, D, R; German B, D; Dutch H, V, B). Not I or O, which a blurred 1 or Q can look like.
+NOT_RANK_LETTERS = tuple("BCDEFGHLMNPRSTUVWXYZ")
 
 HI = 128  # render size (4x the patch) for anti-aliasing
 _DIST = HI / (2 * PATCH_HALF_SPAN)  # rank-to-suit centroid distance in the render
@@ -253,15 +259,16 @@ def _compose(masks: list[tuple[np.ndarray, np.ndarray]], rng: np.random.Generato
 
 def render_index(
     rank: int, suit: int, rng: np.random.Generator, *, flip: str = "",
-    faces: Sequence[Path] = (),
+    faces: Sequence[Path] = (), text: str | None = None,
 ) -> np.ndarray:
     """One 32x32 patch of the index of rank ``rank`` (0..12) and suit ``suit`` (0..3).
 
     ``flip`` "180" or "90" renders the same index turned, as a negative; ``faces``
-    (``bundled_typefaces()``) sets half the glyphs in real type.
+    (``bundled_typefaces()``) sets half the glyphs in real type; ``text`` prints another
+    "rank" in its place, as a negative.
     """
     rh = _DIST * rng.uniform(0.75, 1.25)
-    text = RANK_TEXT[rank]
+    text = RANK_TEXT[rank] if text is None else text
     rmask = _text_mask(text, rh, rng, faces)
     smask = _suit_mask(SUITS[suit], int(rh * rng.uniform(0.55, 0.95)), rng, faces)
     rc = _centroid(rmask, rng, pick_part=(text == "10"))
@@ -288,9 +295,17 @@ def render_index(
     return _compose(layers, rng)
 
 
-def render_negative(rng: np.random.Generator, *, faces: Sequence[Path] = ()) -> np.ndarray:
-    """One 32x32 patch of something the candidate stage pairs but that is not an index."""
-    kind = rng.integers(5)
+def render_negative(rng: np.random.Generator, *, faces: Sequence[Path] = (),
+                    letters: bool = True) -> np.ndarray:
+    """One 32x32 patch of something the candidate stage pairs but that is not an index.
+
+    ``letters`` False leaves out the indices printing a letter that is no rank: shaped like
+    indices, they are for the CNN to refuse, and the index screen rightly lets them through.
+    """
+    kind = rng.integers(6 if letters else 5)
+    if kind == 5:  # an index printing a letter that is no rank here
+        return render_index(0, int(rng.integers(4)), rng, faces=faces,
+                            text=NOT_RANK_LETTERS[int(rng.integers(len(NOT_RANK_LETTERS)))])
     if kind == 0:
         return render_index(
             int(rng.integers(13)),

@@ -4,6 +4,9 @@ Run (training-only dependencies in ``vision/training/requirements.txt``)::
 
     nice -n 10 /tmp/venv-train/bin/python -m vision.training.train
 
+with Debian's card themes installed for the real-deck scenes (``facedecks.py``;
+``--face-scenes 0`` trains without them).
+
 Deterministic: every random choice is seeded. Uses only the DEV split of the
 shared datasets (see README.md); the test split is never read here. With
 ``--fit-only`` it leaves out dev's validation fold too, so that the model can be
@@ -189,7 +192,9 @@ def load_cache(path: Path) -> tuple[Any, ...]:
 
 def face_scene_patches(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Drawn scenes laid with Debian's card themes: index designs nobody here drew."""
-    cached = (args.cache / f"faces{args.face_scenes}-{args.face_half}.npz" if args.cache
+    # "courts": the caches from before foreign court letters were labelled "not an index"
+    # hold them as cards, and must not be read again.
+    cached = (args.cache / f"faces{args.face_scenes}-{args.face_half}-courts.npz" if args.cache
               else None)
     if cached is not None and cached.is_file():
         z = np.load(cached)
@@ -216,9 +221,9 @@ def main() -> None:
     ap.add_argument("--real-repeats", type=int, default=8,
                     help="times each real index patch is repeated in the later stages")
     ap.add_argument("--drawn", type=int, default=300, help="drawn scenes to harvest (drawn.py)")
-    ap.add_argument("--face-scenes", type=int, default=0,
+    ap.add_argument("--face-scenes", type=int, default=300,
                     help="drawn scenes dealt with the real decks of Debian's card themes "
-                         "(facedecks.py; tried with 300, see README.md); 0 for none")
+                         "(facedecks.py; needs them installed); 0 for none")
     ap.add_argument("--face-half", choices=["train", "all"], default="train",
                     help="deal the themes of the training half only (facedecks.theme_half), so "
                          "that vision_pipeline.py --half held-out measures decks never trained "
