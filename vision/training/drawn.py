@@ -114,7 +114,7 @@ def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: Sequenc
             keep.append(i)
         elif labels[i] == NOT_INDEX and not near_any[i] and rng.random() < keep_negatives:
             keep.append(i)
-        elif labels[i] is None and foreign[i]:
+        elif foreign[i]:
             labels[i] = NOT_INDEX  # a letter the network does not know is no index to it
             keep.append(i)
         elif turned[i] and rng.random() < 0.5:
