@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 import torch
 import torch.nn as nn
@@ -34,6 +33,7 @@ import torch.nn as nn
 from engine.cards import Card
 from vision.classifier import EMBEDDING_OUTPUT, LOGITS_OUTPUT, MODEL_PATH, normalise
 from vision.datasets import Split, datasets_root, load_labels
+from vision.training.augment import augment
 from vision.training.drawn import harvest_scenes
 from vision.training.facedecks import FACE_FOLDER, NO_THEMES, load_face_decks
 from vision.training.harvest import card_labels, harvest_boxes, harvest_sets
@@ -73,33 +73,9 @@ class _WithEmbedding(nn.Module):
         return layers[-1](layers[-2](hidden)), hidden
 
 
-def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Per-batch photometric jitter, and the geometric jitter of real candidates: their glyph
-    centroids wander, so patches turn, scale and shift a little; some are out of focus."""
-    n: int = x.shape[0]
-    out = np.empty_like(x)
-    angle = rng.normal(0, 6, n)
-    scale = rng.uniform(0.88, 1.12, n)
-    shift = rng.normal(0, 1.0, (n, 2))
-    blur = rng.random(n) < 0.2
-    c = (x.shape[2] - 1) / 2
-    for i in range(n):
-        m = cv2.getRotationMatrix2D((c, c), float(angle[i]), float(scale[i]))
-        m[:, 2] += shift[i]
-        out[i] = cv2.warpAffine(x[i], m, (x.shape[2], x.shape[1]),
-                                borderMode=cv2.BORDER_REPLICATE)
-        if blur[i]:
-            out[i] = cv2.GaussianBlur(out[i], (3, 3), float(rng.uniform(0.5, 1.0)))
-    y: np.ndarray = out.astype(np.float32)
-    y = y * rng.uniform(0.7, 1.3, (n, 1, 1, 1)) + rng.uniform(-30, 30, (n, 1, 1, 1))
-    y = y * rng.uniform(0.85, 1.15, (n, 1, 1, 3))  # colour cast
-    y += rng.normal(0, 1, y.shape) * rng.uniform(0, 8, (n, 1, 1, 1))
-    return np.clip(y, 0, 255).astype(np.uint8)
-
-
 def fit(
     x: np.ndarray, r: np.ndarray, s: np.ndarray, *, epochs: int, seed: int, log: str,
-    width: int = 8,
+    width: int = 8, stretch: float = 0.0,
 ) -> IndexNet:
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -115,7 +91,7 @@ def fit(
         t0 = time.time()
         for i in range(0, len(x), 256):
             idx = order[i : i + 256]
-            xb = torch.from_numpy(normalise(_augment(x[idx], rng)))
+            xb = torch.from_numpy(normalise(augment(x[idx], rng, stretch)))
             out = net(xb)
             loss = loss_fn(out[:, :14], torch.from_numpy(r[idx])) + loss_fn(
                 out[:, 14:], torch.from_numpy(s[idx])
@@ -230,12 +206,15 @@ def main() -> None:
                          "on; or all of them")
     ap.add_argument("--face-folder", type=Path, default=FACE_FOLDER,
                     help="folder the themes' faces are rendered into, once")
+    ap.add_argument("--stretch", type=float, default=0.0,
+                    help="share of training patches squashed across a random line (augment.py)")
+    ap.add_argument("--threads", type=int, default=2, help="torch threads")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
     ap.add_argument("--fit-only", action="store_true",
                     help="train on dev's fit part only, to measure on its val fold "
                          "(vision eval --split val)")
     args = ap.parse_args()
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     root = datasets_root()
     if root is None:
         raise SystemExit("no ../shared/datasets (or $CRIBBAGE_DATASETS): cannot train")
@@ -274,7 +253,8 @@ def main() -> None:
     # Stage 1: synthetic + real negatives.
     x1 = np.concatenate([sx, hx[neg_idx]])
     net = fit(x1, np.concatenate([sr, hr[neg_idx]]), np.concatenate([ss, hs[neg_idx]]),
-              epochs=max(2, args.epochs // 3), seed=4, log="stage 1", width=args.width)
+              epochs=max(2, args.epochs // 3), seed=4, log="stage 1", width=args.width,
+              stretch=args.stretch)
 
     # Stage 2: keep box candidates that read as their labelled card, upright.
     pos_idx = np.nonzero(~neg)[0]
@@ -300,7 +280,7 @@ def main() -> None:
         s = np.concatenate([ss, hs[neg_idx], hs[rep], np.repeat(ps_, k)])
         epochs = args.epochs if stage == last else max(2, args.epochs // 2)
         net = fit(x, r, s, epochs=epochs, seed=5 + stage, log=f"stage {stage}",
-                  width=args.width)
+                  width=args.width, stretch=args.stretch)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, 32, 32)

@@ -1,0 +1,107 @@
+"""Cards read in frames squashed to a square, as photos resized for a dataset are.
+
+    python benchmarks/vision_squashed.py [--theme all] [--half held-out] [--seed 2]
+                                         [--size 720x720] [--model M] [--json]
+
+The Roboflow photos are 16:9 and 4:3 shots resized to 640x640, so every glyph in
+them is narrowed along the frame's x; a camera looking at the table aslant
+foreshortens indices the same way. This lays a two-player deal (``vision.scene``,
+1280x720) with each chosen real deck (Debian's card themes, ``facedecks.py``),
+resizes every other frame to ``--size`` (720x720: x by 0.56) and counts, frame by frame, the
+face-up cards ``recognise`` names (right) and the cards it names that are not
+face up (wrong), in the squashed frame and in the frame as drawn. ``--size``
+takes any width and height: 720x405 shrinks the frame as much without squashing
+it, which tells the squash from the lost pixels. The held-out
+half (the default) holds decks no model trained with ``train.py`` has met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from engine.simulate import deal_cards  # noqa: E402
+from vision.classifier import MODEL_PATH  # noqa: E402
+from vision.detection import recognise  # noqa: E402
+from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
+from vision.sources import ReplaySource  # noqa: E402
+from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named  # noqa: E402
+
+
+def count_cards(deck: FaceDeck, seed: int, size: tuple[int, int], model: str
+                ) -> dict[str, int]:
+    """Right and wrong cards over every other frame of the deal, squashed and as drawn."""
+    rng = random.Random(seed)
+    script = Script.from_deal(deal_cards(rng, 2, 0), ("Ann", "Bob"), rng)
+    settings = SceneSettings(frames_per_step=4, hand_frames=1, faces=deck.face)
+    counts = {"face_up": 0, "squashed_right": 0, "squashed_wrong": 0,
+              "drawn_right": 0, "drawn_wrong": 0}
+    with tempfile.TemporaryDirectory() as folder:
+        write_sequence(folder, script, rng=np.random.default_rng(seed), settings=settings)
+        truth = read_truth(folder)
+        for frame in ReplaySource(folder):
+            if frame.index % 2:
+                continue
+            face_up = {c.card for c in truth["frames"][frame.index]["cards"] if c.face_up}
+            counts["face_up"] += len(face_up)
+            squashed = cv2.resize(frame.image, size, interpolation=cv2.INTER_AREA)
+            for name, image in (("squashed", squashed), ("drawn", frame.image)):
+                found = {d.card for d in recognise(image, model_path=model) if d.card is not None}
+                counts[f"{name}_right"] += len(found & face_up)
+                counts[f"{name}_wrong"] += len(found - face_up)
+    return counts
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """``WIDTHxHEIGHT`` -> (width, height), each 64 pixels or more."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 720x720, got {text!r}"
+                                         ) from None
+    if min(width, height) < 64:
+        raise argparse.ArgumentTypeError(f"{text}: each side must be at least 64 pixels")
+    return width, height
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--theme", default="all", help="a theme's name (or part of it), or all")
+    parser.add_argument("--half", choices=["train", "held-out", "both"], default="held-out")
+    parser.add_argument("--seed", type=int, default=2)
+    parser.add_argument("--size", type=frame_size, default=(720, 720),
+                        help="WIDTHxHEIGHT the frames are resized to (default 720x720)")
+    parser.add_argument("--model", default=str(MODEL_PATH), help="corner-index CNN to read with")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    try:
+        decks = face_decks_named(args.theme, half=None if args.half == "both" else args.half)
+    except FaceDeckError as exc:
+        raise SystemExit(str(exc)) from None
+    total: dict[str, int] = {}
+    for deck in decks:
+        counts = count_cards(deck, args.seed, args.size, args.model)
+        for key, value in counts.items():
+            total[key] = total.get(key, 0) + value
+        print(json.dumps({"theme": deck.name, **counts}) if args.json else
+              f"{deck.name}: squashed {counts['squashed_right']} right, "
+              f"{counts['squashed_wrong']} wrong; drawn {counts['drawn_right']} right, "
+              f"{counts['drawn_wrong']} wrong (of {counts['face_up']})", flush=True)
+    print(json.dumps({"themes": len(decks), **total}) if args.json else
+          f"all {len(decks)} themes: squashed {total.get('squashed_right', 0)} right, "
+          f"{total.get('squashed_wrong', 0)} wrong; drawn {total.get('drawn_right', 0)} right, "
+          f"{total.get('drawn_wrong', 0)} wrong (of {total.get('face_up', 0)} face up)")
+
+
+if __name__ == "__main__":
+    main()
