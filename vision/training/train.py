@@ -214,6 +214,10 @@ def main() -> None:
                     help="train on dev's fit part only, to measure on its val fold "
                          "(vision eval --split val)")
     args = ap.parse_args()
+    if not 0.0 <= args.stretch <= 1.0:
+        ap.error(f"--stretch is a share of the patches, 0 to 1, got {args.stretch}")
+    if args.threads < 1:
+        ap.error(f"--threads must be 1 or more, got {args.threads}")
     torch.set_num_threads(args.threads)
     root = datasets_root()
     if root is None:
