@@ -40,16 +40,17 @@ def augment(x: np.ndarray, rng: np.random.Generator, stretch: float = 0.0) -> np
     scale = rng.uniform(0.88, 1.12, n)
     shift = rng.normal(0, 1.0, (n, 2))
     blur = rng.random(n) < 0.2
-    # Drawn only when asked for, so that a training without it repeats the ones before.
-    squashed = rng.random(n) < stretch if stretch else np.zeros(n, bool)
-    axis = rng.uniform(0, np.pi, n) if stretch else np.zeros(n)
-    factor = rng.uniform(*SQUASH_RANGE, n) if stretch else np.ones(n)
+    squashes: dict[int, np.ndarray] = {}
+    if stretch:  # drawn only when asked for, so that a training without it repeats the ones before
+        chosen = rng.random(n) < stretch
+        axis, factor = rng.uniform(0, np.pi, n), rng.uniform(*SQUASH_RANGE, n)
+        squashes = {i: squash_map(axis[i], factor[i]) for i in np.nonzero(chosen)[0].tolist()}
     c = (x.shape[2] - 1) / 2
     middle = np.array([c, c])
     for i in range(n):
         m = cv2.getRotationMatrix2D((c, c), float(angle[i]), float(scale[i]))
-        if squashed[i]:
-            lin = m[:, :2] @ squash_map(float(axis[i]), float(factor[i]))
+        if i in squashes:
+            lin = m[:, :2] @ squashes[i]
             m = np.hstack([lin, (middle - lin @ middle)[:, None]])
         m[:, 2] += shift[i]
         out[i] = cv2.warpAffine(x[i], m, (x.shape[2], x.shape[1]),
