@@ -206,8 +206,9 @@ def main() -> None:
                          "on; or all of them")
     ap.add_argument("--face-folder", type=Path, default=FACE_FOLDER,
                     help="folder the themes' faces are rendered into, once")
-    ap.add_argument("--stretch", type=float, default=0.0,
-                    help="share of training patches squashed across a random line (augment.py)")
+    ap.add_argument("--stretch", type=float, default=0.5,
+                    help="share of training patches squashed across a random line (augment.py); "
+                         "0 repeats the recipe before 2026-11-22")
     ap.add_argument("--threads", type=int, default=2, help="torch threads")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
     ap.add_argument("--fit-only", action="store_true",
