@@ -47,7 +47,8 @@ MIN_GLYPH_PX = 5.0
 # Paper window (fraction of the shorter side): wider than any index glyph, so the paper
 # estimate wipes glyphs out. Contrast floor: how far (grey levels) ink lies from its paper.
 # Against a local mean (which took in the ink and the table beside the card) the floor was
-# 28; against the paper itself 48 keeps as many dev indices (vision/training/README.md).
+# 28; against the paper itself 48 finds the most Roboflow dev indices with the fewest blobs
+# (vision/training/README.md, "Glyphs measured against their paper").
 WINDOW = 0.06
 MIN_CONTRAST = 48
 # A suit glyph may be at most this much bigger than its rank (box size, and extent along
@@ -135,7 +136,7 @@ def _paper_level(channel: np.ndarray, window: int, *, bright: bool) -> np.ndarra
 
 
 def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
-    """Segments glyph-sized blobs darker (or, with ``bright``, lighter) than their surround."""
+    """Segments glyph-sized blobs darker (or, with ``bright``, lighter) than their paper."""
     h, w = channel.shape[:2]
     short = min(h, w)
     win = max(3, int(round(WINDOW * short)) | 1)
