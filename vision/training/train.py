@@ -39,6 +39,10 @@ from vision.training.facedecks import FACE_FOLDER, NO_THEMES, load_face_decks
 from vision.training.harvest import card_labels, harvest_boxes, harvest_sets
 from vision.training.synth import bundled_typefaces, synth_set
 
+# Share of training patches squashed across a random line (augment.py): the committed CNN's
+# recipe since 2026-11-22 (vision/training/README.md, "Squashed frames"); 0 repeats the one before.
+STRETCH = 0.5
+
 
 class IndexNet(nn.Module):
     """Three conv blocks (``width``, 2x, 4x channels), one hidden layer, 14 rank + 5 suit logits."""
@@ -75,7 +79,7 @@ class _WithEmbedding(nn.Module):
 
 def fit(
     x: np.ndarray, r: np.ndarray, s: np.ndarray, *, epochs: int, seed: int, log: str,
-    width: int = 8, stretch: float = 0.0,
+    width: int = 8, stretch: float = STRETCH,
 ) -> IndexNet:
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -206,7 +210,7 @@ def main() -> None:
                          "on; or all of them")
     ap.add_argument("--face-folder", type=Path, default=FACE_FOLDER,
                     help="folder the themes' faces are rendered into, once")
-    ap.add_argument("--stretch", type=float, default=0.5,
+    ap.add_argument("--stretch", type=float, default=STRETCH,
                     help="share of training patches squashed across a random line (augment.py); "
                          "0 repeats the recipe before 2026-11-22")
     ap.add_argument("--threads", type=int, default=2, help="torch threads")
