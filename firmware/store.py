@@ -28,7 +28,6 @@ event that ended them, so history queries need no replay.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 import zlib
@@ -41,6 +40,7 @@ from typing import Any
 from engine.events import Event, NewGame, dumps_event, parse_event, parse_line
 from engine.game import Game
 from engine.records import LogError, Pegged
+from firmware.files import fsync_dir
 
 __all__ = [
     "EventStore", "Appended", "Recovery", "StoredEvent", "MatchSummary", "GameSummary",
@@ -286,7 +286,7 @@ class EventStore:
         for leftover in _family(fresh)[1:]:
             leftover.unlink(missing_ok=True)
         fresh.rename(path)
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
         recovery = Recovery(path, moved, len(good), damage.row_id, damage.reason)
         store = cls.open(path, clock=clock)
         store.recovery = recovery
@@ -503,14 +503,6 @@ def _create_schema(conn: sqlite3.Connection) -> None:
 def _family(path: Path) -> list[Path]:
     return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"),
             path.with_name(path.name + "-journal")]
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _row(values: tuple[Any, ...]) -> _Row:

@@ -80,7 +80,7 @@ def test_the_phones_settings_stand_until_the_config_changes(tmp_path: Path) -> N
                            ((213, 94, 0), (86, 180, 233), (240, 228, 66)))
     kept.save(chosen)
     assert SettingsFile(path, config).load() == chosen
-    assert not path.with_name(path.name + ".tmp").exists()
+    assert not list(tmp_path.glob("*.part"))
     edited = SettingsFile(path, TableSettings(("Ann", "Eve"), {}, config.colours))
     assert edited.load() is None and "the config wins" in (edited.problem or "")
 

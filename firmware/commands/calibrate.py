@@ -16,9 +16,7 @@ original: a file the device cannot read is never left behind.
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import Any
 
 from engine.cards import Card
 from firmware.camera_frame import add_source_arguments
+from firmware.files import replace_file
 from vision.zones import default_markers
 
 __all__ = ["register", "CalibrationError", "default_markers", "zones_toml",
@@ -225,15 +224,9 @@ def replace_zones_table(path: Path, section: Mapping[str, Any]) -> None:
             {k: v for k, v in after.items() if k != "zones"}:
         raise CalibrationError(f"{path}: rewriting [zones] would change other tables; "
                                f"edit it by hand")
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        checked = load_device_config(temp)
+    def reads_back(written: Path) -> None:
+        checked = load_device_config(written)
         if len(checked.zones.seats) != len(section.get("seats", [])):
             raise CalibrationError(f"{path}: the written [zones] did not read back")
-        os.chmod(temp, path.stat().st_mode & 0o7777)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+
+    replace_file(path, text.encode("utf-8"), check=reads_back, mode=path.stat().st_mode & 0o7777)

@@ -133,14 +133,12 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _snap(args: argparse.Namespace) -> int:
-    import os
-    import tempfile
-
     import cv2
 
     from firmware.camera_frame import grab_frame
     from firmware.cli import print_json
     from firmware.config import load_device_config
+    from firmware.files import replace_file
 
     if args.output.suffix.lower() != ".png":
         raise ValueError(f"output must be a .png file, got {str(args.output)!r}")
@@ -150,15 +148,7 @@ def _snap(args: argparse.Namespace) -> int:
     ok, data = cv2.imencode(".png", image)
     if not ok:
         raise OSError("could not encode the PNG")
-    # Written beside the target and renamed over it: a cut-off write leaves no half photo.
-    fd, tmp = tempfile.mkstemp(dir=args.output.parent, suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data.tobytes())
-        os.replace(tmp, args.output)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    replace_file(args.output, data.tobytes())  # a cut-off write leaves no half photo
     height, width = image.shape[:2]
     if args.json:
         print_json({"output": str(args.output), "width": width, "height": height})

@@ -14,10 +14,10 @@ config wins again (the newest decision), and the file is ignored.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from firmware.files import replace_file
 from firmware.web.inputs import InputError, TableSettings, check_settings
 
 __all__ = ["SettingsFile", "settings_path"]
@@ -66,13 +66,8 @@ class SettingsFile:
         """Writes the file atomically (a power cut leaves the old one or the new one)."""
         text = json.dumps({"base": _json(self.base), "chosen": _json(chosen)}, indent=1,
                           ensure_ascii=False)
-        temporary = self.path.with_name(self.path.name + ".tmp")
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(temporary, "w", encoding="utf-8") as out:
-            out.write(text + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, self.path)
+        replace_file(self.path, (text + "\n").encode("utf-8"))
 
 
 def _json(settings: TableSettings) -> Any:
