@@ -197,11 +197,11 @@ def test_a_sure_rank_keeps_the_networks_suit_however_close_the_taught_index() ->
 def test_a_taught_deck_is_read_better_and_another_deck_no_worse(french: DeckProfile) -> None:
     right, wrong = read_deals(FRENCH, None, (1, 2, 3))
     taught_right, taught_wrong = read_deals(FRENCH, french, (1, 2, 3))
-    # Measured with the committed CNN (trained on patches cut around glyphs measured against
-    # their paper): 140 right without the profile, 168 with it (its V, D, R courts), none
-    # wrong; the plain deck 111 right and none wrong either way (the CNN before: 140, 165,
-    # 111; with glyphs against a local mean: 140, 161, and 113 with one 4C read at 0.60; an
-    # earlier CNN once read its QC as a taught R: KC).
+    # Measured with the committed CNN (real decks, squashed patches) and glyphs measured
+    # against their paper: 140 right without the profile, 165 with it (its V, D, R courts),
+    # none wrong; the plain deck 111 right and none wrong either way (glyphs against a local
+    # mean: 140, 161, and 113 with one 4C read at 0.60; the CNN before: 140, 164, 113 and
+    # none wrong; an earlier one once read its QC as a taught R: KC).
     assert taught_wrong == wrong == 0
     assert taught_right >= right + 10, (right, taught_right)
     plain = read_deals(PLAIN, None, (4, 5))
