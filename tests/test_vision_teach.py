@@ -96,7 +96,7 @@ def test_bad_teaching_input_is_named(french_photos: list[TeachPhoto], change: st
 def test_profile_round_trips_and_bad_files_are_named(french: DeckProfile, tmp_path: Path
                                                      ) -> None:
     path = tmp_path / "deck.npz"
-    french.save(path)
+    path.write_bytes(french.to_bytes())
     again = load_profile(path)
     assert again.cards == french.cards and np.array_equal(again.patches, french.patches)
     assert np.allclose(again.embeddings, french.embeddings, atol=1e-6)
@@ -115,7 +115,8 @@ def test_profile_round_trips_and_bad_files_are_named(french: DeckProfile, tmp_pa
 def test_a_changed_model_recomputes_embeddings_from_the_patches(french: DeckProfile,
                                                                 tmp_path: Path) -> None:
     path = tmp_path / "deck.npz"
-    DeckProfile(french.cards, french.patches, np.ones_like(french.embeddings), "other").save(path)
+    other = DeckProfile(french.cards, french.patches, np.ones_like(french.embeddings), "other")
+    path.write_bytes(other.to_bytes())
     assert np.allclose(load_profile(path).embeddings, french.embeddings, atol=1e-5)
 
 
@@ -226,6 +227,10 @@ def test_cli_teach_writes_a_profile_and_prints_json(
     assert summary["cards_taught"] == 26 and summary["format_version"] == 1
     assert summary["cards"][:2] == ["AC", "2C"] and summary["output"] == str(out)
     assert load_profile(out).taught == frozenset(suit_cards("C") + suit_cards("D"))
+    # Taught again over it: the profile is replaced whole, nothing left beside it.
+    assert main([*args[:3], "--suit", "C", "-o", str(out)]) == 0
+    assert load_profile(out).taught == frozenset(suit_cards("C"))
+    assert out.stat().st_mode & 0o777 == 0o644 and not list(tmp_path.glob("*.part"))
 
 
 def test_cli_teach_bad_photo_exits_2_and_writes_nothing(
@@ -263,7 +268,7 @@ def test_cli_eval_with_a_taught_deck(french_photos: list[TeachPhoto], french: De
         images.append({"file": photo.name, "cards": [str(c) for c in photo.cards]})
     (photos / "labels.json").write_text(json.dumps({"images": images}))
     deck = tmp_path / "french.npz"
-    french.save(deck)
+    deck.write_bytes(french.to_bytes())
     assert main(["vision", "eval", str(photos), "--json"]) == 0
     plain = json.loads(capsys.readouterr().out)
     assert main(["vision", "eval", str(photos), "--json", "--deck", str(deck)]) == 0

@@ -34,6 +34,7 @@ twice are ``DeckError`` s naming the photo and the card, and nothing is kept.
 from __future__ import annotations
 
 import hashlib
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -233,16 +234,15 @@ class DeckProfile:
         suit[rows, taught_suit] += weight[:, 0]
         return PatchScores(rank.astype(np.float32), suit.astype(np.float32))
 
-    def save(self, path: str | Path) -> None:
-        """Writes the profile as ``.npz`` (whole file or nothing: written aside, then renamed)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".part")
-        with open(tmp, "wb") as f:
-            np.savez_compressed(
-                f, format_version=np.array(FORMAT_VERSION),
-                cards=np.array([str(c) for c in self.cards]), patches=self.patches,
-                embeddings=self.embeddings, model_sha256=np.array(self.model_sha256))
-        tmp.replace(path)
+    def to_bytes(self) -> bytes:
+        """The profile as ``.npz`` bytes: the caller writes them (the device program replaces
+        the file whole, so a power cut keeps the old profile or the new one)."""
+        out = io.BytesIO()
+        np.savez_compressed(
+            out, format_version=np.array(FORMAT_VERSION),
+            cards=np.array([str(c) for c in self.cards]), patches=self.patches,
+            embeddings=self.embeddings, model_sha256=np.array(self.model_sha256))
+        return out.getvalue()
 
     def summary(self) -> dict[str, Any]:
         """What the profile holds, for ``vision teach --json``."""
@@ -252,7 +252,7 @@ class DeckProfile:
 
 
 def load_profile(path: str | Path, *, model_path: str = str(MODEL_PATH)) -> DeckProfile:
-    """Reads a profile written by ``DeckProfile.save``; anything else is a ``DeckError``.
+    """Reads a profile written from ``DeckProfile.to_bytes``; anything else is a ``DeckError``.
 
     Embeddings of another model (the network was retrained since) are recomputed from the
     stored patches, so a profile outlives the weights it was taught with.

@@ -161,7 +161,8 @@ def _teach(args: argparse.Namespace) -> int:
     import cv2
 
     from firmware.cli import print_json
-    from vision.deck import TeachPhoto, photo_cards, teach
+    from firmware.files import replace_file
+    from vision.deck import TeachPhoto, load_profile, photo_cards, teach
 
     given = [("--cards", c, None) for c in args.cards or []] + [
         ("--suit", None, s) for s in args.suit or []]
@@ -176,7 +177,8 @@ def _teach(args: argparse.Namespace) -> int:
                          photo_cards(cards=cards, suit=suit))
               for path, (_, cards, suit) in zip(args.photos, given, strict=True)]
     profile = teach(photos, as_laid=args.as_laid)
-    profile.save(args.out)
+    # Read back before the rename: a profile that cannot be loaded never replaces a good one.
+    replace_file(args.out, profile.to_bytes(), check=load_profile, mode=0o644)
     summary = {"output": str(args.out), "photos": [p.name for p in photos], **profile.summary()}
     if args.json:
         print_json(summary)
