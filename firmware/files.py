@@ -17,13 +17,14 @@ from pathlib import Path
 __all__ = ["fsync_dir", "replace_file"]
 
 
-def replace_file(path: Path, data: bytes, *, check: Callable[[Path], None] | None = None,
+def replace_file(path: Path, data: bytes, *, check: Callable[[Path], object] | None = None,
                  mode: int | None = None) -> None:
     """Puts ``data`` at ``path`` in one rename.
 
-    ``check`` gets the written copy before the rename and raises to keep the
-    old file; ``mode`` sets the new file's permission bits (a temporary file
-    starts private, 0o600). The folder must exist.
+    ``check`` gets the written copy before the rename and raises to keep the old
+    file (what it returns is ignored, so a loader serves); ``mode`` sets the new
+    file's permission bits (a temporary file starts private, 0o600). The folder
+    must exist.
     """
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
     try:
