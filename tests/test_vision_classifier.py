@@ -2,16 +2,61 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from engine.cards import Card
-from vision.classifier import MODEL_PATH, PatchScores, classify, normalise
+from vision.classifier import (
+    MODEL_PATH,
+    SECOND_OPINION_FLOOR,
+    PatchScores,
+    classify,
+    load_model,
+    normalise,
+    second_opinion_path,
+)
+from vision.training.synth import render_index, render_negative
 
 
 def test_weights_are_committed_and_small() -> None:
-    assert MODEL_PATH.is_file()
-    assert MODEL_PATH.stat().st_size < 3_000_000
+    second = second_opinion_path(str(MODEL_PATH))
+    assert second is not None and second.name == "corner_index.second.onnx"
+    for weights in (MODEL_PATH, second):
+        assert weights.stat().st_size < 3_000_000
+
+
+def _softmax_scores(logits: np.ndarray) -> PatchScores:
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    rank, suit = e[:, :14], e[:, 14:]
+    return PatchScores(rank / rank.sum(axis=1, keepdims=True),
+                       suit / suit.sum(axis=1, keepdims=True))
+
+
+def test_the_second_network_rereads_only_likely_indices_and_is_averaged_in(tmp_path: Path
+                                                                          ) -> None:
+    rng = np.random.default_rng(4)
+    patches = np.stack([render_index(int(rng.integers(13)), int(rng.integers(4)), rng)
+                        for _ in range(40)] + [render_negative(rng) for _ in range(40)])
+    batch = normalise(patches)
+    second = second_opinion_path(str(MODEL_PATH))
+    assert second is not None
+    first = _softmax_scores(load_model(str(MODEL_PATH))(batch))
+    other = _softmax_scores(load_model(str(second))(batch))
+    _, _, is_index = first.best()
+    asked = is_index >= SECOND_OPINION_FLOOR
+    assert 10 < asked.sum() < len(patches) - 10  # both kinds of patch are in the batch
+    paired = classify(patches)
+    assert np.allclose(paired.rank[asked], (first.rank[asked] + other.rank[asked]) / 2, atol=1e-5)
+    assert np.allclose(paired.suit[~asked], first.suit[~asked], atol=1e-5)
+    # A network tried on its own, with no second beside it, is read alone.
+    alone = tmp_path / "tried.onnx"
+    shutil.copy(MODEL_PATH, alone)
+    assert second_opinion_path(str(alone)) is None
+    single = classify(patches, model_path=str(alone))
+    assert np.allclose(single.rank, first.rank, atol=1e-5)
 
 
 def test_normalise_is_per_patch_and_nchw() -> None:

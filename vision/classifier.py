@@ -9,6 +9,15 @@ The network has two heads over one trunk: rank (13 ranks + "not an index") and
 suit (4 suits + "not an index"), so a deck's rank glyphs and suit symbols are
 learnt separately and combine freely. Weights: ``vision/models/corner_index.onnx``,
 trained by ``python -m vision.training.train``.
+
+A second network of the same shape, trained by the same recipe on patches cut
+a little differently (``corner_index.second.onnx`` beside the first), gives a
+second opinion on the patches the first thinks may be indices, and the two
+opinions are averaged. Two trainings rarely misread the same index the same
+way, so a reading they share is worth more than either alone: on decks neither
+saw, the wrong cards fell from 42 to 32 (vision/training/README.md). Most
+candidates are plainly not indices, so the second network reads about one
+patch in seven.
 """
 
 from __future__ import annotations
@@ -26,10 +35,16 @@ from engine.cards import Card, Rank, Suit
 
 __all__ = [
     "MODEL_PATH", "PatchScores", "Runner", "ScoreAdjuster", "normalise", "classify", "embed",
-    "load_model", "RANKS", "SUITS", "LOGITS_OUTPUT", "EMBEDDING_OUTPUT",
+    "load_model", "second_opinion_path", "RANKS", "SUITS", "LOGITS_OUTPUT", "EMBEDDING_OUTPUT",
+    "SECOND_OPINION_FLOOR",
 ]
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
+# Patches the first network gives at least this chance of being an index are read by the
+# second network too (``second_opinion_path``). The detector drops readings below 0.7
+# (``vision.detection.MIN_INDEX_PROBABILITY``), so 0.3 leaves room for the second opinion to
+# lift an index the first network doubts, at one patch in seven on drawn deals.
+SECOND_OPINION_FLOOR = 0.3
 # The model's outputs: rank + suit logits, and the hidden layer deck teaching compares.
 LOGITS_OUTPUT = "logits"
 EMBEDDING_OUTPUT = "embedding"
@@ -177,22 +192,63 @@ def classify(patches: np.ndarray, *, model_path: str = str(MODEL_PATH),
              deck: ScoreAdjuster | None = None) -> PatchScores:
     """Scores a batch of upright index patches (n, 32, 32, 3) uint8.
 
-    With ``deck`` (a taught deck, ``vision.deck.DeckProfile``) the network also
-    returns its embeddings and the deck adjusts the scores; without one the
+    The network at ``model_path`` scores every patch; where a second network lies
+    beside it (``second_opinion_path``) the likely indices get the mean of both.
+    With ``deck`` (a taught deck, ``vision.deck.DeckProfile``) the first network
+    also returns its embeddings and the deck adjusts the scores; without one the
     path is exactly the logits-only one.
     """
     n = patches.shape[0]
     if n == 0:
         return PatchScores(np.zeros((0, 14), np.float32), np.zeros((0, 5), np.float32))
+    batch = normalise(patches)
+    runner = load_model(model_path)
     if deck is None:
-        return _scores(load_model(model_path)(normalise(patches)).reshape(n, 19))
-    scores, embeddings = embed(patches, model_path=model_path)
-    return deck.adjust(patches, scores, embeddings)
+        logits, embeddings = runner(batch), None
+    else:
+        logits, embeddings = runner.outputs(batch)
+    scores = _scores(logits.reshape(n, 19))
+    second = second_opinion_path(model_path)
+    if second is not None:
+        scores = _with_second_opinion(scores, batch, load_model(str(second)))
+    if deck is None:
+        return scores
+    return deck.adjust(patches, scores, np.asarray(embeddings, np.float32).reshape(n, -1))
+
+
+@lru_cache(maxsize=8)
+def second_opinion_path(model_path: str) -> Path | None:
+    """``NAME.second.onnx`` beside ``NAME.onnx``, when there is one.
+
+    A network tried on its own (``--model`` of the benchmarks) has none, so it is
+    measured alone; the committed one has its second beside it.
+    """
+    first = Path(model_path)
+    second = first.with_name(f"{first.stem}.second{first.suffix}")
+    return second if second.is_file() else None
+
+
+def _with_second_opinion(scores: PatchScores, batch: np.ndarray, second: Runner
+                         ) -> PatchScores:
+    # As ``PatchScores.best`` has it, without naming every patch's card.
+    is_index = (1.0 - scores.rank[:, NOT_INDEX_RANK]) * (1.0 - scores.suit[:, NOT_INDEX_SUIT])
+    asked = np.nonzero(is_index >= SECOND_OPINION_FLOOR)[0]
+    if asked.size == 0:
+        return scores
+    other = _scores(second(batch[asked]).reshape(asked.size, 19))
+    rank, suit = scores.rank.copy(), scores.suit.copy()
+    rank[asked] = (rank[asked] + other.rank) / 2
+    suit[asked] = (suit[asked] + other.suit) / 2
+    return PatchScores(rank, suit)
 
 
 def embed(patches: np.ndarray, *, model_path: str = str(MODEL_PATH)
           ) -> tuple[PatchScores, np.ndarray]:
-    """Scores a batch of index patches and returns their (n, hidden) float32 embeddings too."""
+    """Scores a batch of index patches and returns their (n, hidden) float32 embeddings too.
+
+    The network at ``model_path`` alone: a taught deck is the embeddings of that network,
+    and teaching reads the photos with it.
+    """
     n = patches.shape[0]
     batch = normalise(patches) if n else np.zeros((0, 3, *patches.shape[1:3]), np.float32)
     logits, embeddings = load_model(model_path).outputs(batch)
