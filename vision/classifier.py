@@ -43,7 +43,7 @@ MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
 # Patches the first network gives at least this chance of being an index are read by the
 # second network too (``second_opinion_path``). The detector drops readings below 0.7
 # (``vision.detection.MIN_INDEX_PROBABILITY``), so 0.3 leaves room for the second opinion to
-# lift an index the first network doubts, at one patch in seven on drawn deals.
+# lift an index the first network doubts; it reads one candidate in seven (held-out decks).
 SECOND_OPINION_FLOOR = 0.3
 # The model's outputs: rank + suit logits, and the hidden layer deck teaching compares.
 LOGITS_OUTPUT = "logits"
@@ -68,7 +68,7 @@ class PatchScores:
         r = self.rank.argmax(axis=1)
         s = self.suit.argmax(axis=1)
         conf = self.rank[np.arange(len(r)), r] * self.suit[np.arange(len(s)), s]
-        is_index = (1.0 - self.rank[:, NOT_INDEX_RANK]) * (1.0 - self.suit[:, NOT_INDEX_SUIT])
+        is_index = self.index_probability()
         cards: list[Card | None] = []
         for ri, si in zip(r.tolist(), s.tolist(), strict=True):
             if ri == NOT_INDEX_RANK or si == NOT_INDEX_SUIT:
@@ -76,6 +76,10 @@ class PatchScores:
             else:
                 cards.append(Card(RANKS[ri], SUITS[si]))
         return cards, conf.astype(np.float32), is_index.astype(np.float32)
+
+    def index_probability(self) -> np.ndarray:
+        """The probability that each patch is an index at all (neither head says it is not)."""
+        return (1.0 - self.rank[:, NOT_INDEX_RANK]) * (1.0 - self.suit[:, NOT_INDEX_SUIT])
 
 
 def normalise(patches: np.ndarray) -> np.ndarray:
@@ -230,9 +234,7 @@ def second_opinion_path(model_path: str) -> Path | None:
 
 def _with_second_opinion(scores: PatchScores, batch: np.ndarray, second: Runner
                          ) -> PatchScores:
-    # As ``PatchScores.best`` has it, without naming every patch's card.
-    is_index = (1.0 - scores.rank[:, NOT_INDEX_RANK]) * (1.0 - scores.suit[:, NOT_INDEX_SUIT])
-    asked = np.nonzero(is_index >= SECOND_OPINION_FLOOR)[0]
+    asked = np.nonzero(scores.index_probability() >= SECOND_OPINION_FLOOR)[0]
     if asked.size == 0:
         return scores
     other = _scores(second(batch[asked]).reshape(asked.size, 19))
