@@ -50,6 +50,14 @@ def test_teaching_one_photo_per_suit_knows_every_card_at_both_corners(
         french.patches[0, 0, 0, 0] = 1  # a profile is a value
 
 
+def test_a_small_index_deck_whose_suit_touches_its_rank_is_taught() -> None:
+    # Drawn small, a 2H's or QH's rank and heart blur into one blob; the card read whole
+    # must still show its index (benchmarks/vision_teach.py's small-index deck).
+    small = DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=0.85, weight=0.8))
+    hearts = suit_photos(small)[2]
+    assert teach([hearts]).taught == frozenset(hearts.cards)
+
+
 def test_any_layout_with_its_card_list(french_photos: list[TeachPhoto]) -> None:
     cards = parse_cards("KH 2C 10D QS 7H JC AD")
     photo = TeachPhoto("mixed.png", layout_photo(cards, FRENCH, seed=9, per_row=4), cards)

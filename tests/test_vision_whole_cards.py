@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from engine.cards import Card, Suit
-from vision.cardart import suit_polygons
+from vision.cardart import CardStyle, suit_polygons
 from vision.classifier import classify
+from vision.deck import suit_cards
+from vision.deck_lab import DrawnDeck, layout_photo
 from vision.detection import recognise
 from vision.training.synth import place, render_card
 from vision.whole_cards import corner_patches, find_card_quads, read_card
@@ -57,6 +59,21 @@ def test_corners_read_the_card(angle: float) -> None:
     s = classify(patches)
     card, conf, has_index, k = read_card(s.rank, s.suit, ids)
     assert has_index and card == Card.parse("6H") and conf >= 0.7
+
+
+def test_a_rank_and_suit_blurred_into_one_blob_are_cut_as_an_index() -> None:
+    # Drawn small, the 2H's and QH's rank and heart touch; read whole, each card of the
+    # suit laid out must still show its index, and read as itself.
+    small = DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=0.85, weight=0.8))
+    img = layout_photo(suit_cards(Suit.HEARTS), small, seed=2)
+    read = set()
+    for quad in find_card_quads(img):
+        patches, ids, _ = corner_patches(img, quad)
+        assert len(patches), quad.corners.mean(axis=0)
+        s = classify(patches)
+        card, conf, _, _ = read_card(s.rank, s.suit, ids)
+        read.add(card if conf >= 0.7 else None)
+    assert read == set(suit_cards(Suit.HEARTS))
 
 
 def test_warm_room_light_is_balanced_away() -> None:

@@ -210,7 +210,8 @@ def _corner_pairs(card: np.ndarray, *, jumbo: bool = False) -> tuple[np.ndarray,
     # its paper darker than the white balance expects, so no one level divides them.
     around = cv2.blur(lo, (INK_WINDOW, INK_WINDOW)).astype(np.int16)
     ink = (lo.astype(np.int16) < around - INK_CONTRAST) & (lo < INK_CEILING)
-    n, _, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(ink.astype(np.uint8),
+                                                                connectivity=8)
     bx, by, bw, bh = stats[1:, 0], stats[1:, 1], stats[1:, 2], stats[1:, 3]
     size = np.maximum(bw, bh)
     keep = (size >= MIN_GLYPH_PX) & (size <= max_glyph) & (np.minimum(bw, bh) >= 2)
@@ -220,6 +221,7 @@ def _corner_pairs(card: np.ndarray, *, jumbo: bool = False) -> tuple[np.ndarray,
     c = cents[1:][keep].astype(np.float32)
     s = size[keep].astype(np.float32)
     ranks, suits = [], []
+    paired = np.zeros(len(c), bool)
     for i in range(len(c)):
         for j in range(len(c)):
             if i == j:
@@ -231,10 +233,42 @@ def _corner_pairs(card: np.ndarray, *, jumbo: bool = False) -> tuple[np.ndarray,
                 continue
             ranks.append(c[i])
             suits.append(c[j])
+            paired[i] = paired[j] = True
+    # A small index printed with its suit close under the rank blurs into one tall blob.
+    for label in (np.nonzero(keep)[0] + 1)[~paired]:
+        split = _rank_over_suit(labels, stats[label], label)
+        if split is not None:
+            ranks.append(split[0])
+            suits.append(split[1])
     if not ranks:
         z = np.zeros((0, 2), np.float32)
         return z, z
     return np.array(ranks, np.float32), np.array(suits, np.float32)
+
+
+def _rank_over_suit(labels: np.ndarray, stat: np.ndarray, label: int
+                    ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Centroids of a tall blob's parts above and below its waist, or None if it has none.
+
+    The waist is the narrowest row in the blob's middle, and must be at most half
+    as wide as the parts on either side of it: a rank and its suit touching, not
+    one glyph (a tall 1 or J has no waist).
+    """
+    x, y, w, h = (int(v) for v in stat[:4])
+    if h < max(2 * MIN_GLYPH_PX, 1.7 * w):
+        return None
+    mask = labels[y:y + h, x:x + w] == label
+    widths = mask.sum(axis=1)
+    lo, hi = int(0.3 * h), int(0.7 * h)
+    waist = lo + int(np.argmin(widths[lo:hi + 1]))
+    if 2 * widths[waist] > min(widths[:waist].max(), widths[waist + 1:].max()):
+        return None
+    parts = []
+    for rows in (slice(0, waist), slice(waist + 1, h)):
+        ys, xs = np.nonzero(mask[rows])
+        offset = 0 if rows.start == 0 else waist + 1
+        parts.append(np.array([x + xs.mean(), y + offset + ys.mean()], np.float32))
+    return parts[0], parts[1]
 
 
 def corner_patches(image: np.ndarray, quad: CardQuad
