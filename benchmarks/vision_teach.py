@@ -35,20 +35,9 @@ import cv2  # noqa: E402
 
 from vision.cardart import CardStyle  # noqa: E402
 from vision.deck import DeckError, DeckProfile, teach  # noqa: E402
-from vision.deck_lab import DrawnDeck, deal_renderer, suit_photos  # noqa: E402
+from vision.deck_lab import LAB_DECKS, DrawnDeck, deal_renderer, suit_photos  # noqa: E402
 from vision.detection import recognise  # noqa: E402
 from vision.training.facedecks import FaceDeckError, face_decks_named  # noqa: E402
-
-# The decks the recogniser reads worst among the drawn styles tried (small indices), one it
-# reads well, and French courts (V, D, R), which it cannot know.
-DECKS = {
-    "french": DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_COMPLEX), french=True),
-    "french-four-colour": DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=1.1,
-                                              four_colour=True), french=True),
-    "small-index": DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=0.85,
-                                       weight=0.8)),
-    "plain": DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_DUPLEX, index_scale=1.05)),
-}
 
 
 def teach_deck(deck: DrawnDeck, *, seed: int = 0, as_laid: bool = False) -> DeckProfile:
@@ -97,11 +86,11 @@ def main() -> None:
         themes(args)
         return
     start = time.perf_counter()
-    profiles = {name: teach_deck(deck, as_laid=args.as_laid) for name, deck in DECKS.items()}
-    teach_s = (time.perf_counter() - start) / len(DECKS)
+    profiles = {name: teach_deck(deck, as_laid=args.as_laid) for name, deck in LAB_DECKS.items()}
+    teach_s = (time.perf_counter() - start) / len(LAB_DECKS)
     result: dict[str, Any] = {"teach_seconds_per_deck": round(teach_s, 2), "decks": {}}
-    names = list(DECKS)
-    for k, (name, deck) in enumerate(DECKS.items()):
+    names = list(LAB_DECKS)
+    for k, (name, deck) in enumerate(LAB_DECKS.items()):
         other = names[(k + 1) % len(names)]
         rows = read_deals(deck, {"none": None, "own": profiles[name],
                                  f"cross:{other}": profiles[other]}, deals=args.deals)

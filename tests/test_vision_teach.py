@@ -22,12 +22,11 @@ from vision.deck import (
     suit_cards,
     teach,
 )
-from vision.deck_lab import DrawnDeck, deal_renderer, layout_photo, suit_photos
+from vision.deck_lab import LAB_DECKS, DrawnDeck, deal_renderer, layout_photo, suit_photos
 from vision.detection import DEFAULT_MIN_CONFIDENCE, recognise
 
-FRENCH = DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=1.1, four_colour=True),
-                   french=True)
-PLAIN = DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_DUPLEX, index_scale=1.05))
+FRENCH = LAB_DECKS["french-four-colour"]
+PLAIN = LAB_DECKS["plain"]
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +52,7 @@ def test_teaching_one_photo_per_suit_knows_every_card_at_both_corners(
 def test_a_small_index_deck_whose_suit_touches_its_rank_is_taught() -> None:
     # Drawn small, a 2H's or QH's rank and heart blur into one blob; the card read whole
     # must still show its index (benchmarks/vision_teach.py's small-index deck).
-    small = DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=0.85, weight=0.8))
-    hearts = suit_photos(small)[2]
+    hearts = suit_photos(LAB_DECKS["small-index"])[2]
     assert teach([hearts]).taught == frozenset(hearts.cards)
 
 

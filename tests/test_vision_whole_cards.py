@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from engine.cards import Card, Suit
-from vision.cardart import CardStyle, suit_polygons
+from vision.cardart import suit_polygons
 from vision.classifier import classify
 from vision.deck import suit_cards
-from vision.deck_lab import DrawnDeck, layout_photo
+from vision.deck_lab import LAB_DECKS, layout_photo
 from vision.detection import recognise
 from vision.training.synth import place, render_card
 from vision.whole_cards import corner_patches, find_card_quads, read_card
@@ -64,8 +64,7 @@ def test_corners_read_the_card(angle: float) -> None:
 def test_a_rank_and_suit_blurred_into_one_blob_are_cut_as_an_index() -> None:
     # Drawn small, the 2H's and QH's rank and heart touch; read whole, each card of the
     # suit laid out must still show its index, and read as itself.
-    small = DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=0.85, weight=0.8))
-    img = layout_photo(suit_cards(Suit.HEARTS), small, seed=2)
+    img = layout_photo(suit_cards(Suit.HEARTS), LAB_DECKS["small-index"], seed=2)
     read = set()
     for quad in find_card_quads(img):
         patches, ids, _ = corner_patches(img, quad)

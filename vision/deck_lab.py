@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from engine.cards import Card, Suit
@@ -27,7 +28,7 @@ from vision.scene import Placed, SceneRenderer, SceneSettings, Script, Step, Tab
 
 __all__ = [
     "DrawnDeck", "layout_photo", "suit_photos", "deal_renderer",
-    "FRENCH_COURTS",
+    "FRENCH_COURTS", "LAB_DECKS",
 ]
 
 #: What a French deck prints for the jack, queen and king (valet, dame, roi).
@@ -49,6 +50,18 @@ class DrawnDeck:
         if not self.french:
             return self.style
         return replace(self.style, court_letters=FRENCH_COURTS)
+
+
+#: The decks the recogniser reads worst among the drawn styles tried (small indices), one it
+#: reads well, and French courts (V, D, R), which it cannot know.
+LAB_DECKS: dict[str, DrawnDeck] = {
+    "french": DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_COMPLEX), french=True),
+    "french-four-colour": DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=1.1,
+                                              four_colour=True), french=True),
+    "small-index": DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_SIMPLEX, index_scale=0.85,
+                                       weight=0.8)),
+    "plain": DrawnDeck(CardStyle(font=cv2.FONT_HERSHEY_DUPLEX, index_scale=1.05)),
+}
 
 
 def layout_photo(cards: Sequence[Card], deck: DrawnDeck, *, seed: int,
