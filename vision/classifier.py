@@ -206,18 +206,26 @@ def classify(patches: np.ndarray, *, model_path: str = str(MODEL_PATH),
     if n == 0:
         return PatchScores(np.zeros((0, 14), np.float32), np.zeros((0, 5), np.float32))
     batch = normalise(patches)
-    runner = load_model(model_path)
-    if deck is None:
-        logits, embeddings = runner(batch), None
-    else:
-        logits, embeddings = runner.outputs(batch)
-    scores = _scores(logits.reshape(n, 19))
+    scores, embeddings = _run(batch, model_path, embeddings=deck is not None)
     second = second_opinion_path(model_path)
     if second is not None:
         scores = _with_second_opinion(scores, batch, load_model(str(second)))
-    if deck is None:
+    if deck is None or embeddings is None:
         return scores
-    return deck.adjust(patches, scores, np.asarray(embeddings, np.float32).reshape(n, -1))
+    return deck.adjust(patches, scores, embeddings)
+
+
+def _run(batch: np.ndarray, model_path: str, *, embeddings: bool
+         ) -> tuple[PatchScores, np.ndarray | None]:
+    """One network's scores of a normalised batch, and its (n, hidden) embeddings if asked:
+    without them only the logits output is computed."""
+    n = batch.shape[0]
+    runner = load_model(model_path)
+    if not embeddings:
+        return _scores(runner(batch).reshape(n, 19)), None
+    logits, hidden = runner.outputs(batch)
+    hidden = np.asarray(hidden, np.float32)
+    return _scores(logits.reshape(n, 19)), hidden.reshape(n, hidden.shape[-1])
 
 
 @lru_cache(maxsize=8)
@@ -253,6 +261,6 @@ def embed(patches: np.ndarray, *, model_path: str = str(MODEL_PATH)
     """
     n = patches.shape[0]
     batch = normalise(patches) if n else np.zeros((0, 3, *patches.shape[1:3]), np.float32)
-    logits, embeddings = load_model(model_path).outputs(batch)
-    embeddings = np.asarray(embeddings, np.float32)
-    return _scores(logits.reshape(n, 19)), embeddings.reshape(n, embeddings.shape[-1])
+    scores, embeddings = _run(batch, model_path, embeddings=True)
+    assert embeddings is not None
+    return scores, embeddings
