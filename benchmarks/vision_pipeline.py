@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import sys
 import tempfile
@@ -39,7 +38,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from engine.simulate import deal_cards  # noqa: E402
 from vision.classifier import MODEL_PATH  # noqa: E402
 from vision.detection import recognise  # noqa: E402
 from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
@@ -51,8 +49,7 @@ from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named 
 def measure(seed: int, frames_per_step: int, *, deck: FaceDeck | None = None,
             model: str = str(MODEL_PATH)) -> dict[str, object]:
     cv2.setNumThreads(1)
-    rng = random.Random(seed)
-    script = Script.from_deal(deal_cards(rng, 2, 0), ("Ann", "Bob"), rng)
+    script = Script.two_player_deal(seed)
     settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=2,
                              faces=deck.face if deck is not None else None)
     with tempfile.TemporaryDirectory() as folder:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 import tempfile
 from pathlib import Path
@@ -29,7 +28,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from engine.simulate import deal_cards  # noqa: E402
 from vision.classifier import MODEL_PATH  # noqa: E402
 from vision.detection import recognise  # noqa: E402
 from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
@@ -40,8 +38,7 @@ from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named 
 def count_cards(deck: FaceDeck, seed: int, size: tuple[int, int], model: str
                 ) -> dict[str, int]:
     """Right and wrong cards over every other frame of the deal, squashed and as drawn."""
-    rng = random.Random(seed)
-    script = Script.from_deal(deal_cards(rng, 2, 0), ("Ann", "Bob"), rng)
+    script = Script.two_player_deal(seed)
     settings = SceneSettings(frames_per_step=4, hand_frames=1, faces=deck.face)
     counts = {"face_up": 0, "squashed_right": 0, "squashed_wrong": 0,
               "drawn_right": 0, "drawn_wrong": 0}

@@ -21,7 +21,6 @@ import cv2
 import numpy as np
 
 from engine.cards import Card, Suit
-from engine.simulate import deal_cards
 from vision.cardart import CardStyle
 from vision.deck import TeachPhoto, suit_cards
 from vision.scene import Placed, SceneRenderer, SceneSettings, Script, Step, TableLayout
@@ -96,8 +95,7 @@ def suit_photos(deck: DrawnDeck, *, seed: int = 0) -> list[TeachPhoto]:
 
 def deal_renderer(deck: DrawnDeck, seed: int, *, frames_per_step: int = 2) -> SceneRenderer:
     """A drawn two-player deal (``Script.from_deal``) with ``deck``'s cards."""
-    rnd = random.Random(seed)
-    script = Script.from_deal(deal_cards(rnd, 2, 0), ("Ann", "Bob"), rnd)
+    script = Script.two_player_deal(seed)
     settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=1,
                              style=deck.face_style, faces=deck.faces)
     return SceneRenderer(script, rng=np.random.default_rng(seed), settings=settings)
