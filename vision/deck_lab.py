@@ -94,7 +94,7 @@ def suit_photos(deck: DrawnDeck, *, seed: int = 0) -> list[TeachPhoto]:
 
 
 def deal_renderer(deck: DrawnDeck, seed: int, *, frames_per_step: int = 2) -> SceneRenderer:
-    """A drawn two-player deal (``Script.from_deal``) with ``deck``'s cards."""
+    """A drawn two-player deal (``Script.two_player_deal``) with ``deck``'s cards."""
     script = Script.two_player_deal(seed)
     settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=1,
                              style=deck.face_style, faces=deck.faces)
