@@ -41,9 +41,10 @@ __all__ = [
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
 # Patches the first network gives at least this chance of being an index are read by the
-# second network too (``second_opinion_path``). The detector drops readings below 0.7
-# (``vision.detection.MIN_INDEX_PROBABILITY``), so 0.3 leaves room for the second opinion to
-# lift an index the first network doubts; it reads one candidate in seven (held-out decks).
+# second network too (``second_opinion_path``): one candidate in seven (held-out decks). The
+# detector drops readings below 0.7 (``vision.detection.MIN_INDEX_PROBABILITY``); 0.1 and 0.5
+# read every held-out measure with the same counts as 0.3 (vision/training/README.md), so
+# the floor is not a fine tuning, only a cut of the plainly-not-index patches.
 SECOND_OPINION_FLOOR = 0.3
 # The model's outputs: rank + suit logits, and the hidden layer deck teaching compares.
 LOGITS_OUTPUT = "logits"
