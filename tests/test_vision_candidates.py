@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.candidates
 from vision.candidates import (
     PATCH_SIZE,
     channel_extremes,
@@ -83,3 +84,52 @@ def test_channel_extremes_are_each_pixels_darkest_and_brightest_channel(
         lo, hi = channel_extremes(view)
         np.testing.assert_array_equal(lo, view.min(axis=2))
         np.testing.assert_array_equal(hi, view.max(axis=2))
+
+
+def framed_index(*, glued: bool) -> tuple[np.ndarray, tuple[float, float]]:
+    """Paper with a printed frame two pixels wide, a rank ring beside it and a solid diamond
+    suit below the rank, touching the frame when ``glued`` (as a blurred index touches the
+    next card's border). Returns the picture and the suit's centre."""
+    img = np.full((720, 1280, 3), 255, np.uint8)
+    for inset in (0, 1):
+        cv2.rectangle(img, (600 + inset, 300 + inset), (690 - inset, 420 - inset), (0, 0, 0), 1)
+    cv2.circle(img, (588, 314), 6, (0, 0, 0), 2)  # the rank
+    right = 600 if glued else 596  # the suit's right tip on the frame's left line, or clear
+    suit = np.array([[right - 7, 326], [right, 333], [right - 7, 340], [right - 14, 333]])
+    cv2.fillPoly(img, [suit.astype(np.int32)], (0, 0, 0))
+    return img, (right - 7.0, 333.0)
+
+
+def glyph_near(glyphs: object, point: tuple[float, float]) -> np.ndarray:
+    centroids = glyphs.centroids  # type: ignore[attr-defined]
+    return np.nonzero(np.hypot(*(centroids - np.float32(point)).T) < 2.0)[0]
+
+
+def test_a_suit_glued_to_a_printed_line_is_cut_free_and_pairs_with_its_rank() -> None:
+    img, suit = framed_index(glued=True)
+    glyphs = find_glyphs(img.min(axis=2), bright=False)
+    found = glyph_near(glyphs, suit)
+    assert len(found) == 1
+    w, h = glyphs.boxes[found[0], 2:]
+    assert 12 <= w <= 16 and 12 <= h <= 16
+    ranks, suits = pair_glyphs(glyphs)
+    rank = glyph_near(glyphs, (588.0, 314.0))
+    assert any(r == rank[0] and s == found[0] for r, s in zip(ranks, suits, strict=True))
+
+
+def test_without_cutting_the_glued_suit_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The counterpart of the test above: the frame swallows the suit unless it is cut free.
+    monkeypatch.setattr(vision.candidates, "LINE_WORK_FILL", 0.0)
+    img, suit = framed_index(glued=True)
+    assert len(glyph_near(find_glyphs(img.min(axis=2), bright=False), suit)) == 0
+
+
+def test_a_free_suit_and_bare_line_work_are_found_once() -> None:
+    img, suit = framed_index(glued=False)
+    for k in range(100, 251, 12):  # a lattice of thin lines: all line, nothing to cut free
+        cv2.line(img, (k, 100), (k, 250), (0, 0, 0), 1)
+        cv2.line(img, (k + 1, 100), (k + 1, 250), (0, 0, 0), 1)
+        cv2.line(img, (100, k), (250, k), (0, 0, 0), 1)
+    glyphs = find_glyphs(img.min(axis=2), bright=False)
+    assert len(glyph_near(glyphs, suit)) == 1
+    assert not ((glyphs.centroids[:, 0] < 270) & (glyphs.centroids[:, 1] < 270)).any()

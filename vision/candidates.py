@@ -61,6 +61,17 @@ SUIT_EXTENT = 1.25
 # photos, 1067 pixels high, recall rose from 0.79 at 720 to 0.90), and a 1280x720 camera
 # frame is read as it comes.
 MAX_SHORT_SIDE = 1080
+# A blob filling less than this share of its box, and no more than this many times the
+# biggest glyph across, is mostly line: a card's printed border or a court's frame, where a
+# blurred index glyph may hang. It is opened by the kernel to cut the glyph free ("Glyphs cut
+# free of printed lines" in vision/training/README.md).
+LINE_WORK_FILL = 0.3
+LINE_WORK_SIZE = 2.0
+_LINE_KERNEL = np.ones((3, 3), np.uint8)
+# What is cut free must be solid: a suit in any deck fills at least this share of its box (a
+# heart, spade, diamond or club about half of it), as do bold ranks; the thin scraps of a
+# picture that an opening leaves seldom do.
+SOLID_FILL = 0.35
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +146,72 @@ def _paper_level(channel: np.ndarray, window: int, *, bright: bool) -> np.ndarra
     return cv2.resize(level, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
+def _glyph_like(bw: np.ndarray, bh: np.ndarray, area: np.ndarray, lo: float, hi: float
+                ) -> np.ndarray:
+    """Which blobs (box width, height, pixel area) could be an index glyph at this scale."""
+    size = np.maximum(bw, bh)
+    fill = area / np.maximum(bw * bh, 1)
+    return np.asarray(
+        (size >= lo)
+        & (size <= hi)
+        & (np.minimum(bw, bh) >= 2)
+        & (fill >= 0.12)
+        & (fill <= 0.95)
+        & (np.maximum(bw, bh) <= 4.5 * np.minimum(bw, bh) + 2)
+    )
+
+
+def _parts_of_line_work(labels: np.ndarray, stats: np.ndarray, lo: float, hi: float
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Solid glyphs glued to thin lines, cut free: centroids, boxes and areas of the parts.
+
+    A card's printed border or a court's picture frame is a line a pixel or two wide, and
+    where an index lies against it (a fanned card's index under the next card's border) the
+    blurred glyph touches it and becomes part of one large, sparse blob that is no glyph. An
+    opening wipes out the lines and leaves the solid glyph. Only sparse blobs (mostly line)
+    are opened, and the parts are added beside them, so no blob that was a glyph is lost.
+    """
+    bw, bh, area = stats[:, 2], stats[:, 3], stats[:, 4]
+    size = np.maximum(bw, bh)
+    fill = area / np.maximum(bw * bh, 1)
+    sparse = np.nonzero((fill < LINE_WORK_FILL) & (size >= 3 * lo)
+                        & (size <= LINE_WORK_SIZE * hi))[0]
+    cents: list[np.ndarray] = []
+    boxes: list[np.ndarray] = []
+    holders: list[np.ndarray] = []
+    for i, (x, y, w, h) in zip(sparse.tolist(), stats[sparse, :4].tolist(), strict=True):
+        blob = np.equal(labels[y:y + h, x:x + w], i + 1).view(np.uint8)
+        # The opening is an erosion then a dilation; what the erosion leaves, grown by the
+        # dilation's one pixel, is all there is to label (labelling costs by the pixel).
+        # Outside the box is no ink (the default border would keep lines along the box's edges).
+        core = cv2.erode(blob, _LINE_KERNEL, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+        rx, ry, rw, rh = cv2.boundingRect(core)
+        if min(rw, rh) + 2 < lo:
+            continue
+        # The erosion cleared the box's rim, so the grown core stays inside the box.
+        rx, ry, rw, rh = rx - 1, ry - 1, rw + 2, rh + 2
+        opened = cv2.dilate(core[ry:ry + rh, rx:rx + rw], _LINE_KERNEL)
+        _, _, parts, part_cents = cv2.connectedComponentsWithStatsWithAlgorithm(
+            opened, 8, cv2.CV_32S, cv2.CCL_GRANA)
+        parts[1:, :2] += (x + rx, y + ry)
+        cents.append(part_cents[1:] + (x + rx, y + ry))
+        boxes.append(parts[1:])
+        holders.append(np.full(len(parts) - 1, size[i]))
+    if not cents:
+        return np.zeros((0, 2)), np.zeros((0, 4), np.int32), np.zeros(0, np.int32)
+    part_cents, parts = np.concatenate(cents), np.concatenate(boxes)
+    pw, ph, parea = parts[:, 2], parts[:, 3], parts[:, 4]
+    # A part must be solid and well smaller than what held it. (Not squarish, as a suit: a
+    # frame squashed to another aspect squashes its suits too.)
+    keep = _glyph_like(pw, ph, parea, lo, hi)
+    keep &= parea >= SOLID_FILL * pw * ph
+    keep &= np.maximum(pw, ph) <= 0.5 * np.concatenate(holders)
+    return part_cents[keep], parts[keep, :4], parea[keep]
+
+
 def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
-    """Segments glyph-sized blobs darker (or, with ``bright``, lighter) than their paper."""
+    """Segments glyph-sized blobs darker (or, with ``bright``, lighter) than their paper, and
+    the solid glyphs cut free of the printed lines they touch."""
     h, w = channel.shape[:2]
     short = min(h, w)
     win = max(3, int(round(WINDOW * short)) | 1)
@@ -148,29 +223,19 @@ def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
     _, binary = cv2.threshold(diff, MIN_CONTRAST, 255, cv2.THRESH_BINARY)
     # Grana's block-based labelling: the same components, in the same order, as the default
     # algorithm, in less than half the time on a frame of ink and table grain.
-    n, _, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
+    n, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
         binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
     stats = stats[1:]
     cents = cents[1:]
-    bw = stats[:, cv2.CC_STAT_WIDTH]
-    bh = stats[:, cv2.CC_STAT_HEIGHT]
-    area = stats[:, cv2.CC_STAT_AREA]
-    size = np.maximum(bw, bh)
     lo = max(MIN_GLYPH_PX, MIN_GLYPH * short)
     hi = MAX_GLYPH * short
-    fill = area / np.maximum(bw * bh, 1)
-    keep = (
-        (size >= lo)
-        & (size <= hi)
-        & (np.minimum(bw, bh) >= 2)
-        & (fill >= 0.12)
-        & (fill <= 0.95)
-        & (np.maximum(bw, bh) <= 4.5 * np.minimum(bw, bh) + 2)
-    )
+    keep = _glyph_like(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT],
+                       stats[:, cv2.CC_STAT_AREA], lo, hi)
+    part_cents, part_boxes, part_areas = _parts_of_line_work(labels, stats, lo, hi)
     return Glyphs(
-        centroids=cents[keep].astype(np.float32),
-        boxes=stats[keep, :4].astype(np.int32),
-        areas=area[keep].astype(np.int32),
+        centroids=np.concatenate([cents[keep], part_cents]).astype(np.float32),
+        boxes=np.concatenate([stats[keep, :4], part_boxes]).astype(np.int32),
+        areas=np.concatenate([stats[keep, cv2.CC_STAT_AREA], part_areas]).astype(np.int32),
     )
 
 
