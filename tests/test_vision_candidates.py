@@ -9,6 +9,7 @@ import pytest
 import vision.candidates
 from vision.candidates import (
     PATCH_SIZE,
+    Glyphs,
     channel_extremes,
     extract_patches,
     find_candidates,
@@ -100,9 +101,8 @@ def framed_index(*, glued: bool) -> tuple[np.ndarray, tuple[float, float]]:
     return img, (right - 7.0, 333.0)
 
 
-def glyph_near(glyphs: object, point: tuple[float, float]) -> np.ndarray:
-    centroids = glyphs.centroids  # type: ignore[attr-defined]
-    return np.nonzero(np.hypot(*(centroids - np.float32(point)).T) < 2.0)[0]
+def glyph_near(glyphs: Glyphs, point: tuple[float, float]) -> np.ndarray:
+    return np.nonzero(np.hypot(*(glyphs.centroids - np.asarray(point, np.float32)).T) < 2.0)[0]
 
 
 def test_a_suit_glued_to_a_printed_line_is_cut_free_and_pairs_with_its_rank() -> None:
