@@ -146,11 +146,16 @@ def _paper_level(channel: np.ndarray, window: int, *, bright: bool) -> np.ndarra
     return cv2.resize(level, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
+def _size_and_fill(bw: np.ndarray, bh: np.ndarray, area: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Blobs' size (their box's longer side) and the share of their box they fill."""
+    return np.maximum(bw, bh), area / np.maximum(bw * bh, 1)
+
+
 def _glyph_like(bw: np.ndarray, bh: np.ndarray, area: np.ndarray, lo: float, hi: float
                 ) -> np.ndarray:
     """Which blobs (box width, height, pixel area) could be an index glyph at this scale."""
-    size = np.maximum(bw, bh)
-    fill = area / np.maximum(bw * bh, 1)
+    size, fill = _size_and_fill(bw, bh, area)
     return np.asarray(
         (size >= lo)
         & (size <= hi)
@@ -171,9 +176,7 @@ def _parts_of_line_work(labels: np.ndarray, stats: np.ndarray, lo: float, hi: fl
     opening wipes out the lines and leaves the solid glyph. Only sparse blobs (mostly line)
     are opened, and the parts are added beside them, so no blob that was a glyph is lost.
     """
-    bw, bh, area = stats[:, 2], stats[:, 3], stats[:, 4]
-    size = np.maximum(bw, bh)
-    fill = area / np.maximum(bw * bh, 1)
+    size, fill = _size_and_fill(stats[:, 2], stats[:, 3], stats[:, 4])
     sparse = np.nonzero((fill < LINE_WORK_FILL) & (size >= 3 * lo)
                         & (size <= LINE_WORK_SIZE * hi))[0]
     cents: list[np.ndarray] = []
