@@ -383,7 +383,13 @@ class SimulatorStrip:
         return img
 
     def to_png(self, path: Path | str, state: BoardState | None = None, **options: Any) -> Path:
-        """Writes ``to_image(state)`` as a PNG at ``path``, atomically; returns the path."""
+        """Writes ``to_image(state)`` as a PNG at ``path``, atomically; returns the path.
+
+        Atomic so that whoever watches the picture never opens half of one; not
+        fsynced, because it is a view redrawn on every ``show`` (a power cut costs
+        one picture, and syncing each frame to an SD card would wear it for nothing).
+        The device's own files go through ``firmware.files.replace_file``.
+        """
         import cv2
 
         ok, data = cv2.imencode(".png", self.to_image(state, **options), PNG_OPTIONS)

@@ -144,15 +144,16 @@ def pseudo_label(
 
 def harvest_all(root: Path, args: argparse.Namespace, t0: float) -> tuple[Any, ...]:
     """Synthetic patches, roboflow dev box patches and EPFL dev set-labelled patches."""
-    sx, sr, ss = synth_set(args.synth, args.synth // 2, seed=1, faces=bundled_typefaces())
+    sx, sr, ss = synth_set(args.synth, args.synth // 2, seed=1 + args.seed,
+                           faces=bundled_typefaces())
     print(f"synthetic {len(sx)} ({time.time() - t0:.0f}s)", flush=True)
     part: Split = "fit" if args.fit_only else "dev"
     dev = load_labels(root / "roboflow-cardcounterml", split=part)
-    hx, hr, hs, hg = harvest_boxes(dev, turns=args.turns, seed=2)
+    hx, hr, hs, hg = harvest_boxes(dev, turns=args.turns, seed=2 + args.seed)
     print(f"real dev patches {len(hx)}, index {int((hr < 13).sum())} ({time.time() - t0:.0f}s)",
           flush=True)
     epfl = load_labels(root / "epfl-iapr2022-poker", split=part)
-    ex, eo, esets = harvest_sets(epfl, turns=args.turns, seed=3)
+    ex, eo, esets = harvest_sets(epfl, turns=args.turns, seed=3 + args.seed)
     print(f"epfl dev patches {len(ex)} ({time.time() - t0:.0f}s)", flush=True)
     return sx, sr, ss, hx, hr, hs, hg, ex, eo, esets
 
@@ -170,12 +171,17 @@ def load_cache(path: Path) -> tuple[Any, ...]:
     return (*(z[k] for k in ("sx", "sr", "ss", "hx", "hr", "hs", "hg", "ex", "eo")), esets)
 
 
+def _seeded(args: argparse.Namespace) -> str:
+    """The cache names' mark of a harvest drawn with other seeds, so that none is reused."""
+    return f"-seed{args.seed}" if args.seed else ""
+
+
 def face_scene_patches(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Drawn scenes laid with Debian's card themes: index designs nobody here drew."""
     # "courts": the caches from before foreign court letters were labelled "not an index"
     # hold them as cards, and must not be read again.
-    cached = (args.cache / f"faces{args.face_scenes}-{args.face_half}-courts.npz" if args.cache
-              else None)
+    cached = (args.cache / f"faces{args.face_scenes}-{args.face_half}-courts{_seeded(args)}.npz"
+              if args.cache else None)
     if cached is not None and cached.is_file():
         z = np.load(cached)
         return z["x"], z["r"], z["s"]
@@ -183,7 +189,7 @@ def face_scene_patches(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray
     if not decks:
         raise SystemExit(NO_THEMES)
     print(f"{len(decks)} real decks: {', '.join(d.name for d in decks)}", flush=True)
-    fx, fr, fs = harvest_scenes(args.face_scenes, frames=6, seed=11, decks=decks)
+    fx, fr, fs = harvest_scenes(args.face_scenes, frames=6, seed=11 + args.seed, decks=decks)
     if cached is not None:
         np.savez(cached, x=fx, r=fr, s=fs)
     return fx, fr, fs
@@ -213,6 +219,9 @@ def main() -> None:
     ap.add_argument("--stretch", type=float, default=STRETCH,
                     help="share of training patches squashed across a random line (augment.py); "
                          "0 repeats the recipe before 2026-11-22")
+    ap.add_argument("--seed", type=int, default=0,
+                    help="added to every seed, the harvests' and the trainings' alike: another "
+                         "seed gives another network from other patches (0: the committed one)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
     ap.add_argument("--fit-only", action="store_true",
@@ -228,7 +237,8 @@ def main() -> None:
     if root is None:
         raise SystemExit("no ../shared/datasets (or $CRIBBAGE_DATASETS): cannot train")
     t0 = time.time()
-    real = args.cache / ("real-fit.npz" if args.fit_only else "real.npz") if args.cache else None
+    real = (args.cache / f"real{'-fit' if args.fit_only else ''}{_seeded(args)}.npz"
+            if args.cache else None)
     if real is not None and real.is_file():
         sx, sr, ss, hx, hr, hs, hg, ex, eo, esets = load_cache(real)
         print(f"patches from {real}", flush=True)
@@ -237,12 +247,12 @@ def main() -> None:
         if real is not None:
             real.parent.mkdir(parents=True, exist_ok=True)
             save_cache(real, sx, sr, ss, hx, hr, hs, hg, ex, eo, esets)
-    drawn = args.cache / f"drawn{args.drawn}.npz" if args.cache else None
+    drawn = args.cache / f"drawn{args.drawn}{_seeded(args)}.npz" if args.cache else None
     if drawn is not None and drawn.is_file():
         z = np.load(drawn)
         dx, dr, ds = z["x"], z["r"], z["s"]
     else:
-        dx, dr, ds = harvest_scenes(args.drawn, frames=6, seed=7)
+        dx, dr, ds = harvest_scenes(args.drawn, frames=6, seed=7 + args.seed)
         if drawn is not None:
             np.savez(drawn, x=dx, r=dr, s=ds)
     print(f"drawn scene patches {len(dx)}, index {int((dr < 13).sum())} "
@@ -255,14 +265,14 @@ def main() -> None:
     # Drawn patches are exactly labelled: they join the synthetic ones in every stage.
     sx, sr, ss = np.concatenate([sx, dx]), np.concatenate([sr, dr]), np.concatenate([ss, ds])
     neg = hr == 13
-    rng = np.random.default_rng(3)
+    rng = np.random.default_rng(3 + args.seed)
     neg_idx = np.nonzero(neg)[0]
     neg_idx = rng.choice(neg_idx, size=min(len(neg_idx), args.negatives), replace=False)
 
     # Stage 1: synthetic + real negatives.
     x1 = np.concatenate([sx, hx[neg_idx]])
     net = fit(x1, np.concatenate([sr, hr[neg_idx]]), np.concatenate([ss, hs[neg_idx]]),
-              epochs=max(2, args.epochs // 3), seed=4, log="stage 1", width=args.width,
+              epochs=max(2, args.epochs // 3), seed=4 + args.seed, log="stage 1", width=args.width,
               stretch=args.stretch)
 
     # Stage 2: keep box candidates that read as their labelled card, upright.
@@ -288,7 +298,7 @@ def main() -> None:
         r = np.concatenate([sr, hr[neg_idx], hr[rep], np.repeat(pr_, k)])
         s = np.concatenate([ss, hs[neg_idx], hs[rep], np.repeat(ps_, k)])
         epochs = args.epochs if stage == last else max(2, args.epochs // 2)
-        net = fit(x, r, s, epochs=epochs, seed=5 + stage, log=f"stage {stage}",
+        net = fit(x, r, s, epochs=epochs, seed=5 + stage + args.seed, log=f"stage {stage}",
                   width=args.width, stretch=args.stretch)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
