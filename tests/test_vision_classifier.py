@@ -16,15 +16,15 @@ from vision.classifier import (
     classify,
     load_model,
     normalise,
-    second_opinion_path,
+    other_opinion_paths,
 )
 from vision.training.synth import render_index, render_negative
 
 
 def test_weights_are_committed_and_small() -> None:
-    second = second_opinion_path(str(MODEL_PATH))
-    assert second is not None and second.name == "corner_index.second.onnx"
-    for weights in (MODEL_PATH, second):
+    others = other_opinion_paths(str(MODEL_PATH))
+    assert [p.name for p in others] == ["corner_index.second.onnx", "corner_index.third.onnx"]
+    for weights in (MODEL_PATH, *others):
         assert weights.stat().st_size < 3_000_000
 
 
@@ -35,26 +35,34 @@ def _softmax_scores(logits: np.ndarray) -> PatchScores:
                        suit / suit.sum(axis=1, keepdims=True))
 
 
-def test_the_second_network_rereads_only_likely_indices_and_is_averaged_in(tmp_path: Path
+def test_the_other_networks_reread_only_likely_indices_and_are_averaged_in(tmp_path: Path
                                                                           ) -> None:
     rng = np.random.default_rng(4)
     patches = np.stack([render_index(int(rng.integers(13)), int(rng.integers(4)), rng)
                         for _ in range(40)] + [render_negative(rng) for _ in range(40)])
     batch = normalise(patches)
-    second = second_opinion_path(str(MODEL_PATH))
-    assert second is not None
+    second, third = other_opinion_paths(str(MODEL_PATH))
     first = _softmax_scores(load_model(str(MODEL_PATH))(batch))
-    other = _softmax_scores(load_model(str(second))(batch))
+    others = [_softmax_scores(load_model(str(p))(batch)) for p in (second, third)]
     _, _, is_index = first.best()
     asked = is_index >= SECOND_OPINION_FLOOR
     assert 10 < asked.sum() < len(patches) - 10  # both kinds of patch are in the batch
-    paired = classify(patches)
-    assert np.allclose(paired.rank[asked], (first.rank[asked] + other.rank[asked]) / 2, atol=1e-5)
-    assert np.allclose(paired.suit[~asked], first.suit[~asked], atol=1e-5)
-    # A network tried on its own, with no second beside it, is read alone.
-    alone = tmp_path / "tried.onnx"
+    together = classify(patches)
+    mean_rank = (first.rank + others[0].rank + others[1].rank) / 3
+    mean_suit = (first.suit + others[0].suit + others[1].suit) / 3
+    assert np.allclose(together.rank[asked], mean_rank[asked], atol=1e-5)
+    assert np.allclose(together.suit[asked], mean_suit[asked], atol=1e-5)
+    assert np.allclose(together.suit[~asked], first.suit[~asked], atol=1e-5)
+    # A network tried with one other beside it is averaged with that one.
+    shutil.copy(MODEL_PATH, tmp_path / "tried.onnx")
+    shutil.copy(second, tmp_path / "tried.second.onnx")
+    paired = classify(patches, model_path=str(tmp_path / "tried.onnx"))
+    assert np.allclose(paired.rank[asked], (first.rank[asked] + others[0].rank[asked]) / 2,
+                       atol=1e-5)
+    # A network tried on its own, with none beside it, is read alone.
+    alone = tmp_path / "alone.onnx"
     shutil.copy(MODEL_PATH, alone)
-    assert second_opinion_path(str(alone)) is None
+    assert other_opinion_paths(str(alone)) == ()
     single = classify(patches, model_path=str(alone))
     assert np.allclose(single.rank, first.rank, atol=1e-5)
 

@@ -10,14 +10,16 @@ suit (4 suits + "not an index"), so a deck's rank glyphs and suit symbols are
 learnt separately and combine freely. Weights: ``vision/models/corner_index.onnx``,
 trained by ``python -m vision.training.train``.
 
-A second network of the same shape, trained by the same recipe on patches cut
-a little differently (``corner_index.second.onnx`` beside the first), gives a
-second opinion on the patches the first thinks may be indices, and the two
-opinions are averaged. Two trainings rarely misread the same index the same
-way, so a reading they share is worth more than either alone: on decks neither
-saw, the wrong cards fell from 42 to 32 (vision/training/README.md). Most
-candidates are plainly not indices, so the second network reads about one
-patch in seven.
+Two more networks of the same shape give their opinions on the patches the
+first thinks may be indices, and the opinions are averaged: one trained by the
+same recipe on patches cut a little differently (``corner_index.second.onnx``
+beside the first), one on patches harvested with other seeds by the candidate
+stage of today (``corner_index.third.onnx``). Two trainings rarely misread the
+same index the same way, so a reading they share is worth more than either
+alone: on decks none saw, the wrong cards fell from 42 to 32 with the second,
+and the third read 2 % more cards with none more wrong (vision/training/README.md).
+Most candidates are plainly not indices, so the others read about one patch in
+seven.
 """
 
 from __future__ import annotations
@@ -35,13 +37,13 @@ from engine.cards import Card, Rank, Suit
 
 __all__ = [
     "MODEL_PATH", "PatchScores", "Runner", "ScoreAdjuster", "normalise", "classify", "embed",
-    "load_model", "second_opinion_path", "RANKS", "SUITS", "LOGITS_OUTPUT", "EMBEDDING_OUTPUT",
+    "load_model", "other_opinion_paths", "RANKS", "SUITS", "LOGITS_OUTPUT", "EMBEDDING_OUTPUT",
     "SECOND_OPINION_FLOOR",
 ]
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
 # Patches the first network gives at least this chance of being an index are read by the
-# second network too (``second_opinion_path``): one candidate in seven (held-out decks). The
+# other networks too (``other_opinion_paths``): one candidate in seven (held-out decks). The
 # detector drops readings below 0.7 (``vision.detection.MIN_INDEX_PROBABILITY``); 0.1 and 0.5
 # read every held-out measure with the same counts as 0.3 (vision/training/README.md), so
 # the floor is not a fine tuning, only a cut of the plainly-not-index patches.
@@ -197,8 +199,8 @@ def classify(patches: np.ndarray, *, model_path: str = str(MODEL_PATH),
              deck: ScoreAdjuster | None = None) -> PatchScores:
     """Scores a batch of upright index patches (n, 32, 32, 3) uint8.
 
-    The network at ``model_path`` scores every patch; where a second network lies
-    beside it (``second_opinion_path``) the likely indices get the mean of both.
+    The network at ``model_path`` scores every patch; where other networks lie
+    beside it (``other_opinion_paths``) the likely indices get the mean of them all.
     With ``deck`` (a taught deck, ``vision.deck.DeckProfile``) the first network
     also returns its embeddings and the deck adjusts the scores; without one the
     path is exactly the logits-only one.
@@ -208,9 +210,9 @@ def classify(patches: np.ndarray, *, model_path: str = str(MODEL_PATH),
         return PatchScores(np.zeros((0, 14), np.float32), np.zeros((0, 5), np.float32))
     batch = normalise(patches)
     scores, embeddings = _run(batch, model_path, embeddings=deck is not None)
-    second = second_opinion_path(model_path)
-    if second is not None:
-        scores = _with_second_opinion(scores, batch, load_model(str(second)))
+    others = other_opinion_paths(model_path)
+    if others:
+        scores = _with_other_opinions(scores, batch, [load_model(str(p)) for p in others])
     if deck is None or embeddings is None:
         return scores
     return deck.adjust(patches, scores, embeddings)
@@ -230,26 +232,30 @@ def _run(batch: np.ndarray, model_path: str, *, embeddings: bool
 
 
 @lru_cache(maxsize=8)
-def second_opinion_path(model_path: str) -> Path | None:
-    """``NAME.second.onnx`` beside ``NAME.onnx``, when there is one.
+def other_opinion_paths(model_path: str) -> tuple[Path, ...]:
+    """``NAME.second.onnx`` and ``NAME.third.onnx`` beside ``NAME.onnx``, those there are.
 
     A network tried on its own (``--model`` of the benchmarks) has none, so it is
-    measured alone; the committed one has its second beside it.
+    measured alone; the committed one has its two others beside it.
     """
     first = Path(model_path)
-    second = first.with_name(f"{first.stem}.second{first.suffix}")
-    return second if second.is_file() else None
+    others = (first.with_name(f"{first.stem}.{n}{first.suffix}") for n in ("second", "third"))
+    return tuple(p for p in others if p.is_file())
 
 
-def _with_second_opinion(scores: PatchScores, batch: np.ndarray, second: Runner
+def _with_other_opinions(scores: PatchScores, batch: np.ndarray, others: list[Runner]
                          ) -> PatchScores:
     asked = np.nonzero(scores.index_probability() >= SECOND_OPINION_FLOOR)[0]
     if asked.size == 0:
         return scores
-    other = _scores(second(batch[asked]).reshape(asked.size, 19))
     rank, suit = scores.rank.copy(), scores.suit.copy()
-    rank[asked] = (rank[asked] + other.rank) / 2
-    suit[asked] = (suit[asked] + other.suit) / 2
+    rank_sum, suit_sum = rank[asked], suit[asked]
+    for runner in others:
+        other = _scores(runner(batch[asked]).reshape(asked.size, 19))
+        rank_sum = rank_sum + other.rank
+        suit_sum = suit_sum + other.suit
+    rank[asked] = rank_sum / (1 + len(others))
+    suit[asked] = suit_sum / (1 + len(others))
     return PatchScores(rank, suit)
 
 
