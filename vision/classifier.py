@@ -17,7 +17,7 @@ beside the first), one on patches harvested with other seeds by the candidate
 stage of today (``corner_index.third.onnx``). Two trainings rarely misread the
 same index the same way, so a reading they share is worth more than either
 alone: on decks none saw, the wrong cards fell from 42 to 32 with the second,
-and the third read 2 % more cards with none more wrong (vision/training/README.md).
+and the third read 0.4-2 % more cards with none more wrong (vision/training/README.md).
 Most candidates are plainly not indices, so the others read about one patch in
 seven.
 """
