@@ -250,8 +250,9 @@ def _with_other_opinions(scores: PatchScores, batch: np.ndarray, others: list[Ru
         return scores
     rank, suit = scores.rank.copy(), scores.suit.copy()
     rank_sum, suit_sum = rank[asked], suit[asked]
+    likely = batch[asked]
     for runner in others:
-        other = _scores(runner(batch[asked]).reshape(asked.size, 19))
+        other = _scores(runner(likely).reshape(asked.size, 19))
         rank_sum = rank_sum + other.rank
         suit_sum = suit_sum + other.suit
     rank[asked] = rank_sum / (1 + len(others))
