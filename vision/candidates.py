@@ -156,13 +156,14 @@ def _glyph_like(bw: np.ndarray, bh: np.ndarray, area: np.ndarray, lo: float, hi:
                 ) -> np.ndarray:
     """Which blobs (box width, height, pixel area) could be an index glyph at this scale."""
     size, fill = _size_and_fill(bw, bh, area)
+    thickness = np.minimum(bw, bh)
     return np.asarray(
         (size >= lo)
         & (size <= hi)
-        & (np.minimum(bw, bh) >= 2)
+        & (thickness >= 2)
         & (fill >= 0.12)
         & (fill <= 0.95)
-        & (np.maximum(bw, bh) <= 4.5 * np.minimum(bw, bh) + 2)
+        & (size <= 4.5 * thickness + 2)
     )
 
 
