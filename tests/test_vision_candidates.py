@@ -133,3 +133,26 @@ def test_a_free_suit_and_bare_line_work_are_found_once() -> None:
     glyphs = find_glyphs(img.min(axis=2), bright=False)
     assert len(glyph_near(glyphs, suit)) == 1
     assert not ((glyphs.centroids[:, 0] < 270) & (glyphs.centroids[:, 1] < 270)).any()
+
+
+def turned_close_up_index() -> Glyphs:
+    """A rank and its suit as a close-up photo's index turned about 45 degrees shows them
+    (boxes and centroids measured on a Roboflow dev photo's KS): the suit sits close to the
+    rank, and each box is far wider along the pair's axis than the glyph it holds."""
+    return Glyphs(
+        centroids=np.array([[560.9, 222.2], [596.9, 177.3]], np.float32),
+        boxes=np.array([[523, 192, 74, 58], [579, 161, 42, 35]], np.int32),
+        areas=np.array([1264, 959], np.int32),
+    )
+
+
+def test_a_turned_index_pairs_although_its_boxes_overstate_it() -> None:
+    ranks, suits = pair_glyphs(turned_close_up_index())
+    assert (0, 1) in set(zip(ranks.tolist(), suits.tolist(), strict=True))
+
+
+def test_without_easing_the_turned_index_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The counterpart of the test above: the boxes alone put the two glyphs too close.
+    monkeypatch.setattr(vision.candidates, "TURNED_BOX_EASING", 0.0)
+    ranks, suits = pair_glyphs(turned_close_up_index())
+    assert (0, 1) not in set(zip(ranks.tolist(), suits.tolist(), strict=True))

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.candidates
 from engine.cards import Card
 from vision.candidates import IndexCandidates
 from vision.classifier import PatchScores
@@ -82,6 +83,27 @@ def test_scale_relative_to_frame(scale: float, size: tuple[int, int]) -> None:
     got = found(three_cards(10, scale, size))
     assert got <= {SIX_H, TEN_C, QUEEN_D}
     assert len(got) >= 2
+
+
+def close_up(scale: float = 3.0) -> np.ndarray:
+    """A 6H so close to the camera that only its top-left corner shows: the index glyphs
+    span about 15 % of the frame's shorter side, as in a phone shot a hand's width away."""
+    img = table()
+    card = render_card(5, 2)
+    h, w = card.shape[:2]
+    # The card's top-left corner at (450, 120); the rest runs off the frame.
+    place(img, card, (450 + scale * w / 2, 120 + scale * h / 2), 0.0, scale)
+    return img
+
+
+def test_a_close_up_corner_is_read() -> None:
+    assert found(close_up()) == {SIX_H}
+
+
+def test_glyphs_past_the_size_limit_are_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The counterpart of the test above: below the close-up's glyph size the index is lost.
+    monkeypatch.setattr(vision.candidates, "MAX_GLYPH", 0.13)
+    assert found(close_up()) == set()
 
 
 @pytest.mark.parametrize("gain,offset", [(0.45, 0), (0.7, -20), (1.3, 30)])
