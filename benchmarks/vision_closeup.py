@@ -30,11 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision.classifier import MODEL_PATH  # noqa: E402
+from benchmarks.real_decks import add_deck_arguments, chosen_decks  # noqa: E402
 from vision.detection import recognise  # noqa: E402
 from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
 from vision.sources import ReplaySource  # noqa: E402
-from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named  # noqa: E402
+from vision.training.facedecks import FaceDeck  # noqa: E402
 
 FRAME_SIZE = (1280, 720)
 EVERY = 8
@@ -91,19 +91,12 @@ def zoom_factor(text: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--theme", default="all", help="a theme's name (or part of it), or all")
-    parser.add_argument("--half", choices=["train", "held-out", "both"], default="held-out")
-    parser.add_argument("--seed", type=int, default=2)
+    add_deck_arguments(parser)
     parser.add_argument("--zoom", type=zoom_factor, default=1.2,
                         help="the chosen card's height in frame heights (default 1.2)")
-    parser.add_argument("--model", default=str(MODEL_PATH), help="corner-index CNN to read with")
-    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    try:
-        decks = face_decks_named(args.theme, half=None if args.half == "both" else args.half)
-    except FaceDeckError as exc:
-        raise SystemExit(str(exc)) from None
+    decks = chosen_decks(args)
     total = {"frames": 0, "right": 0, "wrong": 0}
     for deck in decks:
         counts = count_cards(deck, args.seed, args.zoom, args.model)

@@ -28,11 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision.classifier import MODEL_PATH  # noqa: E402
+from benchmarks.real_decks import add_deck_arguments, chosen_decks  # noqa: E402
 from vision.detection import recognise  # noqa: E402
 from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
 from vision.sources import ReplaySource  # noqa: E402
-from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named  # noqa: E402
+from vision.training.facedecks import FaceDeck  # noqa: E402
 
 
 def count_cards(deck: FaceDeck, seed: int, size: tuple[int, int], model: str
@@ -72,19 +72,12 @@ def frame_size(text: str) -> tuple[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--theme", default="all", help="a theme's name (or part of it), or all")
-    parser.add_argument("--half", choices=["train", "held-out", "both"], default="held-out")
-    parser.add_argument("--seed", type=int, default=2)
+    add_deck_arguments(parser)
     parser.add_argument("--size", type=frame_size, default=(720, 720),
                         help="WIDTHxHEIGHT the frames are resized to (default 720x720)")
-    parser.add_argument("--model", default=str(MODEL_PATH), help="corner-index CNN to read with")
-    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    try:
-        decks = face_decks_named(args.theme, half=None if args.half == "both" else args.half)
-    except FaceDeckError as exc:
-        raise SystemExit(str(exc)) from None
+    decks = chosen_decks(args)
     total: dict[str, int] = {}
     for deck in decks:
         counts = count_cards(deck, args.seed, args.size, args.model)

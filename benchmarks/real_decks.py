@@ -1,0 +1,30 @@
+"""The real decks a frame benchmark lays, chosen the same way by each of them.
+
+``--theme`` names a Debian card theme (or part of its name, or ``all``) and
+``--half`` the half of the themes (``facedecks.theme_half``): ``held-out``, the
+default, holds decks no model trained with ``train.py`` has met.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from vision.classifier import MODEL_PATH
+from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named
+
+
+def add_deck_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--theme``, ``--half``, ``--seed`` (the deal), ``--model`` and ``--json``."""
+    parser.add_argument("--theme", default="all", help="a theme's name (or part of it), or all")
+    parser.add_argument("--half", choices=["train", "held-out", "both"], default="held-out")
+    parser.add_argument("--seed", type=int, default=2)
+    parser.add_argument("--model", default=str(MODEL_PATH), help="corner-index CNN to read with")
+    parser.add_argument("--json", action="store_true")
+
+
+def chosen_decks(args: argparse.Namespace) -> list[FaceDeck]:
+    """The decks ``--theme`` and ``--half`` name; a name that matches none ends the run."""
+    try:
+        return face_decks_named(args.theme, half=None if args.half == "both" else args.half)
+    except FaceDeckError as exc:
+        raise SystemExit(str(exc)) from None
