@@ -61,8 +61,8 @@ SUIT_SIZE = 1.3
 SUIT_EXTENT = 1.25
 # Rank and suit must lie apart along their axis, each measured there by its box. A box
 # overstates a glyph turned by an angle t by up to the glyph's width times sin 2t, so an
-# index turned 45 degrees failed the gate by a pixel (a close-up's KS, Roboflow dev); the
-# gate eases by this share of sin 2t.
+# index turned 45 degrees failed the gate by a fraction of a pixel (a close-up's KS,
+# Roboflow dev); the gate eases by this share of sin 2t.
 TURNED_BOX_EASING = 0.25
 # The shorter side is brought down to at most this many pixels before anything else: a
 # 1080p frame or a photo keeps the resolution its small indices need (on the EPFL dev
