@@ -22,7 +22,6 @@ import argparse
 import json
 import random
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -30,10 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from benchmarks.real_decks import add_deck_arguments, chosen_decks  # noqa: E402
+from benchmarks.real_decks import add_deck_arguments, chosen_decks, deal_frames  # noqa: E402
 from vision.detection import recognise  # noqa: E402
-from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
-from vision.sources import ReplaySource  # noqa: E402
 from vision.training.facedecks import FaceDeck  # noqa: E402
 
 FRAME_SIZE = (1280, 720)
@@ -55,26 +52,18 @@ def close_up(image: np.ndarray, corners: np.ndarray, zoom: float, angle: float) 
 
 def count_cards(deck: FaceDeck, seed: int, zoom: float, model: str) -> dict[str, int]:
     """Right and wrong cards over the close-ups of one deal."""
-    script = Script.two_player_deal(seed)
-    settings = SceneSettings(frames_per_step=4, hand_frames=1, faces=deck.face)
     pick = random.Random(f"{deck.name}-{seed}")
     counts = {"frames": 0, "right": 0, "wrong": 0}
-    with tempfile.TemporaryDirectory() as folder:
-        write_sequence(folder, script, rng=np.random.default_rng(seed), settings=settings)
-        truth = read_truth(folder)
-        for frame in ReplaySource(folder):
-            if frame.index % EVERY:
-                continue
-            face_up = [c for c in truth["frames"][frame.index]["cards"] if c.face_up]
-            if not face_up:
-                continue
-            chosen = pick.choice(face_up)
-            image = close_up(frame.image, np.asarray(chosen.corners), zoom, pick.uniform(0, 360))
-            named = {d.card for d in recognise(image, model_path=model) if d.card is not None}
-            cards = {c.card for c in face_up}
-            counts["frames"] += 1
-            counts["right"] += len(named & cards)
-            counts["wrong"] += len(named - cards)
+    for drawn, face_up in deal_frames(deck, seed, every=EVERY):
+        if not face_up:
+            continue
+        chosen = pick.choice(face_up)
+        image = close_up(drawn, np.asarray(chosen.corners), zoom, pick.uniform(0, 360))
+        named = {d.card for d in recognise(image, model_path=model) if d.card is not None}
+        cards = {c.card for c in face_up}
+        counts["frames"] += 1
+        counts["right"] += len(named & cards)
+        counts["wrong"] += len(named - cards)
     return counts
 
 

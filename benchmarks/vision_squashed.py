@@ -20,41 +20,30 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
-import numpy as np  # noqa: E402
 
-from benchmarks.real_decks import add_deck_arguments, chosen_decks  # noqa: E402
+from benchmarks.real_decks import add_deck_arguments, chosen_decks, deal_frames  # noqa: E402
 from vision.detection import recognise  # noqa: E402
-from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
-from vision.sources import ReplaySource  # noqa: E402
 from vision.training.facedecks import FaceDeck  # noqa: E402
 
 
 def count_cards(deck: FaceDeck, seed: int, size: tuple[int, int], model: str
                 ) -> dict[str, int]:
     """Right and wrong cards over every other frame of the deal, squashed and as drawn."""
-    script = Script.two_player_deal(seed)
-    settings = SceneSettings(frames_per_step=4, hand_frames=1, faces=deck.face)
     counts = {"face_up": 0, "squashed_right": 0, "squashed_wrong": 0,
               "drawn_right": 0, "drawn_wrong": 0}
-    with tempfile.TemporaryDirectory() as folder:
-        write_sequence(folder, script, rng=np.random.default_rng(seed), settings=settings)
-        truth = read_truth(folder)
-        for frame in ReplaySource(folder):
-            if frame.index % 2:
-                continue
-            face_up = {c.card for c in truth["frames"][frame.index]["cards"] if c.face_up}
-            counts["face_up"] += len(face_up)
-            squashed = cv2.resize(frame.image, size, interpolation=cv2.INTER_AREA)
-            for name, image in (("squashed", squashed), ("drawn", frame.image)):
-                found = {d.card for d in recognise(image, model_path=model) if d.card is not None}
-                counts[f"{name}_right"] += len(found & face_up)
-                counts[f"{name}_wrong"] += len(found - face_up)
+    for drawn, truth in deal_frames(deck, seed, every=2):
+        face_up = {c.card for c in truth}
+        counts["face_up"] += len(face_up)
+        squashed = cv2.resize(drawn, size, interpolation=cv2.INTER_AREA)
+        for name, image in (("squashed", squashed), ("drawn", drawn)):
+            found = {d.card for d in recognise(image, model_path=model) if d.card is not None}
+            counts[f"{name}_right"] += len(found & face_up)
+            counts[f"{name}_wrong"] += len(found - face_up)
     return counts
 
 

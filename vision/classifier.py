@@ -14,12 +14,12 @@ Two more networks of the same shape give their opinions on the patches the
 first thinks may be indices, and the opinions are averaged: one trained by the
 same recipe on patches cut a little differently (``corner_index.second.onnx``
 beside the first), one on patches harvested with other seeds by the candidate
-stage of today (``corner_index.third.onnx``). Two trainings rarely misread the
-same index the same way, so a reading they share is worth more than either
-alone: on decks none saw, the wrong cards fell from 42 to 32 with the second,
-and the third read 0.4-2 % more cards with none more wrong (vision/training/README.md).
-Most candidates are plainly not indices, so the others read about one patch in
-seven.
+stage that cuts glyphs free of printed lines (``corner_index.third.onnx``).
+Two trainings rarely misread the same index the same way, so a reading they
+share is worth more than either alone: on decks none saw, the wrong cards fell
+from 42 to 32 with the second, and the third read 0.4-2 % more cards with none
+more wrong (vision/training/README.md). Most candidates are plainly not
+indices, so the others read about one patch in seven.
 """
 
 from __future__ import annotations
