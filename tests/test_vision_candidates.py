@@ -130,6 +130,13 @@ def test_a_free_suit_and_bare_line_work_are_found_once() -> None:
         cv2.line(img, (k, 100), (k, 250), (0, 0, 0), 1)
         cv2.line(img, (k + 1, 100), (k + 1, 250), (0, 0, 0), 1)
         cv2.line(img, (100, k), (250, k), (0, 0, 0), 1)
+    # What makes the test mean something: the lattice is too big to be a glyph itself, yet
+    # sparse and small enough to be line work that the opening is tried on.
+    ink = img[100:251, 100:252].min(axis=2) < 128
+    side, short = max(ink.shape), min(img.shape[:2])
+    assert vision.candidates.MAX_GLYPH * short < side
+    assert side <= vision.candidates.LINE_WORK_SIZE * vision.candidates.MAX_GLYPH * short
+    assert ink.mean() < vision.candidates.LINE_WORK_FILL
     glyphs = find_glyphs(img.min(axis=2), bright=False)
     assert len(glyph_near(glyphs, suit)) == 1
     assert not ((glyphs.centroids[:, 0] < 270) & (glyphs.centroids[:, 1] < 270)).any()
