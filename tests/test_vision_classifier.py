@@ -11,7 +11,7 @@ import pytest
 from engine.cards import Card
 from vision.classifier import (
     MODEL_PATH,
-    SECOND_OPINION_FLOOR,
+    OTHER_OPINIONS_FLOOR,
     PatchScores,
     classify,
     load_model,
@@ -45,7 +45,7 @@ def test_the_other_networks_reread_only_likely_indices_and_are_averaged_in(tmp_p
     first = _softmax_scores(load_model(str(MODEL_PATH))(batch))
     others = [_softmax_scores(load_model(str(p))(batch)) for p in (second, third)]
     _, _, is_index = first.best()
-    asked = is_index >= SECOND_OPINION_FLOOR
+    asked = is_index >= OTHER_OPINIONS_FLOOR
     assert 10 < asked.sum() < len(patches) - 10  # both kinds of patch are in the batch
     together = classify(patches)
     mean_rank = (first.rank + others[0].rank + others[1].rank) / 3

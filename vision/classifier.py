@@ -38,7 +38,7 @@ from engine.cards import Card, Rank, Suit
 __all__ = [
     "MODEL_PATH", "PatchScores", "Runner", "ScoreAdjuster", "normalise", "classify", "embed",
     "load_model", "other_opinion_paths", "RANKS", "SUITS", "LOGITS_OUTPUT", "EMBEDDING_OUTPUT",
-    "SECOND_OPINION_FLOOR",
+    "OTHER_OPINIONS_FLOOR",
 ]
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
@@ -47,7 +47,7 @@ MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
 # detector drops readings below 0.7 (``vision.detection.MIN_INDEX_PROBABILITY``); 0.1 and 0.5
 # read every held-out measure with the same counts as 0.3 (vision/training/README.md), so
 # the floor is not a fine tuning, only a cut of the plainly-not-index patches.
-SECOND_OPINION_FLOOR = 0.3
+OTHER_OPINIONS_FLOOR = 0.3
 # The model's outputs: rank + suit logits, and the hidden layer deck teaching compares.
 LOGITS_OUTPUT = "logits"
 EMBEDDING_OUTPUT = "embedding"
@@ -245,7 +245,7 @@ def other_opinion_paths(model_path: str) -> tuple[Path, ...]:
 
 def _with_other_opinions(scores: PatchScores, batch: np.ndarray, others: list[Runner]
                          ) -> PatchScores:
-    asked = np.nonzero(scores.index_probability() >= SECOND_OPINION_FLOOR)[0]
+    asked = np.nonzero(scores.index_probability() >= OTHER_OPINIONS_FLOOR)[0]
     if asked.size == 0:
         return scores
     rank, suit = scores.rank.copy(), scores.suit.copy()
