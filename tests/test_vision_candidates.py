@@ -126,13 +126,14 @@ def test_without_cutting_the_glued_suit_is_lost(monkeypatch: pytest.MonkeyPatch)
 
 def test_a_free_suit_and_bare_line_work_are_found_once() -> None:
     img, suit = framed_index(glued=False)
-    for k in range(100, 251, 12):  # a lattice of thin lines: all line, nothing to cut free
-        cv2.line(img, (k, 100), (k, 250), (0, 0, 0), 1)
-        cv2.line(img, (k + 1, 100), (k + 1, 250), (0, 0, 0), 1)
-        cv2.line(img, (100, k), (250, k), (0, 0, 0), 1)
+    first, last = 100, 250  # the lattice's square, in both directions
+    for k in range(first, last + 1, 12):  # a lattice of thin lines: all line, nothing to cut free
+        cv2.line(img, (k, first), (k, last), (0, 0, 0), 1)
+        cv2.line(img, (k + 1, first), (k + 1, last), (0, 0, 0), 1)
+        cv2.line(img, (first, k), (last, k), (0, 0, 0), 1)
     # What makes the test mean something: the lattice is too big to be a glyph itself, yet
     # sparse and small enough to be line work that the opening is tried on.
-    ink = img[100:251, 100:252].min(axis=2) < 128
+    ink = img[first:last + 1, first:last + 1].min(axis=2) < 128
     side, short = max(ink.shape), min(img.shape[:2])
     assert vision.candidates.MAX_GLYPH * short < side
     assert side <= vision.candidates.LINE_WORK_SIZE * vision.candidates.MAX_GLYPH * short
