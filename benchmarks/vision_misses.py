@@ -1,0 +1,187 @@
+"""Where the cards of the held-out decks are lost: the stage that dropped each missed card.
+
+    python benchmarks/vision_misses.py [--theme all] [--half held-out] [--seed 2]
+                                       [--size WxH] [--model M] [--json] [--list]
+
+Lays the same deals as ``vision_squashed.py`` (every other frame of the seed's
+two-player deal, each chosen real deck) and reads each frame as drawn, or
+resized to ``--size``. Every face-up card ``recognise`` does not name is put in
+the first of these that fits, looking at its two corner indices (the card's
+outline from the scene's truth; an index is where its corner's fifth across and
+third down lies, 80 % of it uncovered by the cards above):
+
+- ``covered``: neither corner index shows (a hand laying a card is not known
+  to the truth, so a card under it counts under the other stages);
+- ``no_pair``: no candidate pairs two glyphs inside a shown index;
+- ``screened``: pairs there, but the index screen dropped them all;
+- ``not_index``: the CNN's best pairing there is under ``MIN_INDEX_PROBABILITY``;
+- ``unsure``: it reads the right card, below the confidence floor;
+- ``misread``: it reads another card;
+- ``lost``: a sure, right reading that the rest of ``recognise`` did not report
+  (a rival reading, or the card claimed by another).
+
+``--list`` prints each missed card (deck, frame, card, stage, best reading).
+The stage's readings are one pass of the committed networks over the frame's
+unscreened candidates, as ``recognise`` reads them without a taught deck.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from benchmarks.real_decks import add_deck_arguments, chosen_decks, deal_frames  # noqa: E402
+from benchmarks.vision_squashed import frame_size  # noqa: E402
+from engine.cards import Card  # noqa: E402
+from vision.candidates import IndexCandidates, find_candidates  # noqa: E402
+from vision.classifier import classify  # noqa: E402
+from vision.detection import (  # noqa: E402
+    DEFAULT_MIN_CONFIDENCE,
+    MIN_INDEX_PROBABILITY,
+    recognise,
+)
+from vision.geometry import points_in_quad  # noqa: E402
+from vision.scene import TruthCard  # noqa: E402
+from vision.screen import load_screen  # noqa: E402
+
+STAGES = ("covered", "no_pair", "screened", "not_index", "unsure", "misread", "lost")
+# A corner index in card units (x across the top edge, y down the side, from the card's
+# top-left as it reads upright), and the share of it that must show.
+INDEX_BOX = ((0.0, 0.0), (0.25, 0.35))
+SHOWN = 0.8
+
+
+def index_quads(corners: np.ndarray) -> list[np.ndarray]:
+    """The card's two corner indices (top-left, and bottom-right turned) as frame quads."""
+    (x0, y0), (x1, y1) = INDEX_BOX
+
+    def at(u: float, v: float) -> np.ndarray:
+        top = corners[0] + u * (corners[1] - corners[0])
+        bottom = corners[3] + u * (corners[2] - corners[3])
+        return np.asarray(top + v * (bottom - top))
+
+    quads = []
+    for flip in (False, True):
+        pts = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        if flip:
+            pts = [(1 - u, 1 - v) for u, v in pts]
+        quads.append(np.array([at(u, v) for u, v in pts]))
+    return quads
+
+
+def shown_indices(quads: list[np.ndarray], above: list[np.ndarray], size: tuple[int, int]
+                  ) -> list[np.ndarray]:
+    """The index quads of which at least ``SHOWN`` lies outside every card drawn above."""
+    out = []
+    for quad in quads:
+        mask = np.zeros((size[1], size[0]), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+        area = int(mask.sum())
+        for other in above:
+            cv2.fillConvexPoly(mask, np.round(other).astype(np.int32), 0)
+        if area and mask.sum() >= SHOWN * area:
+            out.append(quad)
+    return out
+
+
+class FrameReadings:
+    """One frame's unscreened candidates, which pass the screen, and the CNN's readings."""
+
+    def __init__(self, image: np.ndarray, model: str) -> None:
+        self.cand: IndexCandidates = find_candidates(image, screen=False)
+        n = len(self.cand)
+        self.passes = load_screen().passes(self.cand.patches) if n else np.zeros(0, bool)
+        if n:
+            self.cards, self.conf, self.is_index = classify(self.cand.patches,
+                                                            model_path=model).best()
+        else:
+            self.cards, self.conf, self.is_index = [], np.zeros(0), np.zeros(0)
+
+    def stage(self, card: Card, shown: list[np.ndarray]) -> tuple[str, str]:
+        """The stage that lost ``card`` (its shown indices), and the best reading there."""
+        if not shown:
+            return "covered", ""
+        inside = np.zeros(len(self.cand), bool)
+        for quad in shown:
+            inside |= (points_in_quad(self.cand.rank_xy, quad)
+                       & points_in_quad(self.cand.suit_xy, quad))
+        if not inside.any():
+            return "no_pair", ""
+        kept = np.nonzero(inside & self.passes)[0]
+        if kept.size == 0:
+            return "screened", ""
+        named = np.array([self.cards[i] is not None for i in kept])
+        k = int(kept[np.argmax(self.is_index[kept] * np.where(named, self.conf[kept], 0.0))])
+        best, conf, is_index = self.cards[k], float(self.conf[k]), float(self.is_index[k])
+        reading = f"{best} {conf:.2f} (index {is_index:.2f})"
+        if is_index < MIN_INDEX_PROBABILITY:
+            return "not_index", reading
+        if best != card:
+            return "misread", reading
+        return ("unsure" if conf < DEFAULT_MIN_CONFIDENCE else "lost"), reading
+
+
+def frame_misses(image: np.ndarray, truth: list[TruthCard], model: str
+                 ) -> tuple[int, list[tuple[Card, str, str]]]:
+    """Cards found in one frame, and each missed card with its stage and best reading."""
+    size = (image.shape[1], image.shape[0])
+    found = {d.card for d in recognise(image, model_path=model) if d.card is not None}
+    outlines = [np.asarray(t.corners, np.float64) for t in truth]
+    readings: FrameReadings | None = None
+    misses = []
+    for k, t in enumerate(truth):  # the truth lists the cards bottom to top
+        if t.card in found:
+            continue
+        readings = readings or FrameReadings(image, model)
+        shown = shown_indices(index_quads(outlines[k]), outlines[k + 1:], size)
+        misses.append((t.card, *readings.stage(t.card, shown)))
+    return len(truth) - len(misses), misses
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_deck_arguments(parser)
+    parser.add_argument("--size", type=frame_size, default=None,
+                        help="WIDTHxHEIGHT the frames are resized to (default: as drawn)")
+    parser.add_argument("--list", action="store_true", help="print every missed card")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    total: Counter[str] = Counter()
+    for deck in chosen_decks(args):
+        counts: Counter[str] = Counter()
+        for n, (drawn, truth) in enumerate(deal_frames(deck, args.seed, every=2)):
+            image = drawn
+            if args.size is not None:
+                image = cv2.resize(drawn, args.size, interpolation=cv2.INTER_AREA)
+                scale = np.array([args.size[0] / drawn.shape[1], args.size[1] / drawn.shape[0]])
+                truth = [TruthCard(t.card, t.zone, t.face_up,
+                                   tuple(tuple(float(v) for v in np.asarray(p) * scale)
+                                         for p in t.corners),  # type: ignore[arg-type]
+                                   t.visible) for t in truth]
+            found, misses = frame_misses(image, truth, args.model)
+            counts["face_up"] += len(truth)
+            counts["found"] += found
+            for card, stage, reading in misses:
+                counts[stage] += 1
+                if args.list and not args.json:
+                    print(f"  {deck.name} frame {2 * n}: {card} {stage} {reading}".rstrip())
+        total.update(counts)
+        line = {"theme": deck.name, **{k: counts[k] for k in ("face_up", "found", *STAGES)}}
+        print(json.dumps(line) if args.json else
+              f"{deck.name}: " + ", ".join(f"{k} {v}" for k, v in line.items() if k != "theme"),
+              flush=True)
+    summary = {k: total[k] for k in ("face_up", "found", *STAGES)}
+    print(json.dumps({"themes": "all", **summary}) if args.json else
+          "all: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
+
+
+if __name__ == "__main__":
+    main()
