@@ -80,3 +80,31 @@ def test_a_negative_index_prints_its_letter_where_the_rank_goes() -> None:
     rows = np.nonzero(changed.any(axis=1))[0]
     assert changed.any() and rows.max() < 16  # the rank's upper part, not the suit below
     assert "R" in NOT_RANK_LETTERS and not set("AJQK") & set(NOT_RANK_LETTERS)
+
+
+def test_a_court_pip_beside_the_index_changes_only_the_card_side_of_it() -> None:
+    # The index is drawn with the same draws, so it is the same index; the pip and its frame
+    # lie beside it, towards the card's middle (the patch's right), never over its left half.
+    # Pips often lie half out of the patch, as on the cards; over eight draws some show well.
+    shown = []
+    for seed in range(8):
+        plain = render_index(11, 1, np.random.default_rng(seed)).astype(np.int16)
+        court = render_index(11, 1, np.random.default_rng(seed),
+                             beside=np.random.default_rng(seed + 100)).astype(np.int16)
+        changed = np.abs(court - plain).max(axis=2) > 40
+        assert not changed[:, :16].any()
+        shown.append(int(changed.sum()))
+    assert min(shown) > 0 and max(shown) > 60
+
+
+def test_a_pip_share_leaves_the_rest_of_the_set_as_it_was() -> None:
+    # Its own generator draws which indices get a pip: the others, the labels and the
+    # negatives are the same patches as without it, so a training's other draws keep.
+    plain = synth_set(40, 10, seed=3)
+    courts = synth_set(40, 10, seed=3, pip_beside=0.5)
+    np.testing.assert_array_equal(plain[1], courts[1])
+    np.testing.assert_array_equal(plain[2], courts[2])
+    same = [np.array_equal(a, b) for a, b in zip(plain[0], courts[0], strict=True)]
+    assert all(same[40:]) and 5 < same[:40].count(False) < 35
+    with pytest.raises(ValueError, match="0 to 1"):
+        synth_set(4, 0, seed=3, pip_beside=1.5)

@@ -257,15 +257,46 @@ def _compose(masks: list[tuple[np.ndarray, np.ndarray]], rng: np.random.Generato
     return cast(np.ndarray, np.clip(small, 0, 255).astype(np.uint8))
 
 
+def _pip_beside(suit: str, rank_height: float, colour: np.ndarray, angle: float,
+                rng: np.random.Generator, faces: Sequence[Path]
+                ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Layers of what a court card prints just inside its index: a big pip of the index's own
+    suit, often behind the thin line of the picture's frame, cut off by the patch's edge.
+
+    Turned by ``angle`` about the patch's middle, as the index is.
+    """
+    size = rank_height * rng.uniform(1.2, 2.2)
+    pip = _suit_mask(suit, int(size), rng, faces)
+    index_edge = HI / 2 + 0.4 * rank_height
+    gap = rank_height * rng.uniform(0.05, 0.35)
+    at = np.array([index_edge + gap + 0.55 * size, HI / 2 + _DIST * rng.uniform(-0.7, 0.5)])
+    pip_colour = np.clip(colour + rng.uniform(-30, 60), 0, 255).astype(np.float32)
+    layers = [(_place(pip, _centroid(pip, rng, pick_part=False), at, angle, 1.0), pip_colour)]
+    if rng.random() < 0.5:
+        frame = np.zeros((HI, HI), np.uint8)
+        x = int(index_edge + gap * rng.uniform(0.3, 0.7))
+        top = int(HI / 2 - _DIST * rng.uniform(0.5, 1.4))
+        thick = int(rng.integers(1, 5))
+        cv2.line(frame, (x, HI), (x, top), 255, thick, cv2.LINE_AA)
+        cv2.line(frame, (x, top), (HI, top), 255, thick, cv2.LINE_AA)
+        turn = cv2.getRotationMatrix2D((HI / 2, HI / 2), angle, 1.0)
+        frame_colour = rng.uniform(0, 120, 3).astype(np.float32)
+        layers.insert(0, (cv2.warpAffine(frame, turn, (HI, HI), flags=cv2.INTER_LINEAR),
+                          frame_colour))
+    return layers
+
+
 def render_index(
     rank: int, suit: int, rng: np.random.Generator, *, flip: str = "",
     faces: Sequence[Path] = (), text: str | None = None,
+    beside: np.random.Generator | None = None,
 ) -> np.ndarray:
     """One 32x32 patch of the index of rank ``rank`` (0..12) and suit ``suit`` (0..3).
 
     ``flip`` "180" or "90" renders the same index turned, as a negative; ``faces``
     (``bundled_typefaces()``) sets half the glyphs in real type; ``text`` prints another
-    "rank" in its place, as a negative.
+    "rank" in its place, as a negative. ``beside`` (a generator of its own, so the index
+    itself is drawn as without it) adds a court's big pip and frame beside the index.
     """
     rh = _DIST * rng.uniform(0.75, 1.25)
     text = RANK_TEXT[rank] if text is None else text
@@ -292,6 +323,8 @@ def render_index(
         (_place(rmask, rc, ra + jitter, angle, sc_scale), colour),
         (_place(smask, sc, sa + jitter + rng.normal(0, 1.5, 2), angle, sc_scale), colour),
     ]
+    if beside is not None:
+        layers = _pip_beside(SUITS[suit], rh, colour, angle, beside, faces) + layers
     return _compose(layers, rng)
 
 
@@ -363,14 +396,22 @@ def render_negative(rng: np.random.Generator, *, faces: Sequence[Path] = (),
 
 
 def synth_set(
-    n_pos: int, n_neg: int, seed: int, *, faces: Sequence[Path] = ()
+    n_pos: int, n_neg: int, seed: int, *, faces: Sequence[Path] = (), pip_beside: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Returns (patches, rank labels 0..13, suit labels 0..4); 13 and 4 mean "not an index"."""
+    """Returns (patches, rank labels 0..13, suit labels 0..4); 13 and 4 mean "not an index".
+
+    ``pip_beside`` is the share of indices drawn with a court's big pip beside them
+    (``_pip_beside``); its own generator draws them, so the rest of the set is the same.
+    """
+    if not 0.0 <= pip_beside <= 1.0:
+        raise ValueError(f"pip_beside is a share of the indices, 0 to 1, got {pip_beside}")
     rng = np.random.default_rng(seed)
+    extra = np.random.default_rng((seed, 1))
     xs, rs, ss = [], [], []
     for _ in range(n_pos):
         r, s = int(rng.integers(13)), int(rng.integers(4))
-        xs.append(render_index(r, s, rng, faces=faces))
+        beside = extra if extra.random() < pip_beside else None
+        xs.append(render_index(r, s, rng, faces=faces, beside=beside))
         rs.append(r)
         ss.append(s)
     for _ in range(n_neg):

@@ -145,7 +145,7 @@ def pseudo_label(
 def harvest_all(root: Path, args: argparse.Namespace, t0: float) -> tuple[Any, ...]:
     """Synthetic patches, roboflow dev box patches and EPFL dev set-labelled patches."""
     sx, sr, ss = synth_set(args.synth, args.synth // 2, seed=1 + args.seed,
-                           faces=bundled_typefaces())
+                           faces=bundled_typefaces(), pip_beside=args.pip_beside)
     print(f"synthetic {len(sx)} ({time.time() - t0:.0f}s)", flush=True)
     part: Split = "fit" if args.fit_only else "dev"
     dev = load_labels(root / "roboflow-cardcounterml", split=part)
@@ -219,6 +219,9 @@ def main() -> None:
     ap.add_argument("--stretch", type=float, default=STRETCH,
                     help="share of training patches squashed across a random line (augment.py); "
                          "0 repeats the recipe before 2026-11-22")
+    ap.add_argument("--pip-beside", type=float, default=0.3,
+                    help="share of synthetic indices drawn with a court's big pip beside them "
+                         "(0: the recipe of the committed networks, before 2026-11-23)")
     ap.add_argument("--seed", type=int, default=0,
                     help="added to every seed, the harvests' and the trainings' alike: another "
                          "seed gives another network from other patches (0: the committed one)")
@@ -230,6 +233,8 @@ def main() -> None:
     args = ap.parse_args()
     if not 0.0 <= args.stretch <= 1.0:
         ap.error(f"--stretch is a share of the patches, 0 to 1, got {args.stretch}")
+    if not 0.0 <= args.pip_beside <= 1.0:
+        ap.error(f"--pip-beside is a share of the synthetic indices, 0 to 1, got {args.pip_beside}")
     if args.threads < 1:
         ap.error(f"--threads must be 1 or more, got {args.threads}")
     torch.set_num_threads(args.threads)
@@ -237,7 +242,9 @@ def main() -> None:
     if root is None:
         raise SystemExit("no ../shared/datasets (or $CRIBBAGE_DATASETS): cannot train")
     t0 = time.time()
-    real = (args.cache / f"real{'-fit' if args.fit_only else ''}{_seeded(args)}.npz"
+    # The synthetic indices are cached with the real patches: another pip share, another file.
+    pips = f"-pip{args.pip_beside:g}" if args.pip_beside else ""
+    real = (args.cache / f"real{'-fit' if args.fit_only else ''}{pips}{_seeded(args)}.npz"
             if args.cache else None)
     if real is not None and real.is_file():
         sx, sr, ss, hx, hr, hs, hg, ex, eo, esets = load_cache(real)
