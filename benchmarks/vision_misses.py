@@ -7,8 +7,8 @@ Lays the same deals as ``vision_squashed.py`` (every other frame of the seed's
 two-player deal, each chosen real deck) and reads each frame as drawn, or
 resized to ``--size``. Every face-up card ``recognise`` does not name is put in
 the first of these that fits, looking at its two corner indices (the card's
-outline from the scene's truth; an index is where its corner's fifth across and
-third down lies, 80 % of it uncovered by the cards above):
+outline from the scene's truth; an index is the corner's quarter across and
+third down, ``INDEX_BOX``, shown when 80 % of it lies outside the cards above):
 
 - ``covered``: neither corner index shows (a hand laying a card is not known
   to the truth, so a card under it counts under the other stages);
@@ -20,7 +20,8 @@ third down lies, 80 % of it uncovered by the cards above):
 - ``lost``: a sure, right reading that the rest of ``recognise`` did not report
   (a rival reading, or the card claimed by another).
 
-``--list`` prints each missed card (deck, frame, card, stage, best reading).
+``--list`` prints each missed card (deck, frame, card, stage, best reading) in the
+text output.
 The stage's readings are one pass of the committed networks over the frame's
 unscreened candidates, as ``recognise`` reads them without a taught deck.
 """
