@@ -130,12 +130,16 @@ class FrameReadings:
         return ("unsure" if conf < DEFAULT_MIN_CONFIDENCE else "lost"), reading
 
 
-def frame_misses(image: np.ndarray, truth: list[TruthCard], model: str
+def frame_misses(image: np.ndarray, truth: list[TruthCard], model: str,
+                 scale: tuple[float, float] = (1.0, 1.0)
                  ) -> tuple[int, list[tuple[Card, str, str]]]:
-    """Cards found in one frame, and each missed card with its stage and best reading."""
+    """Cards found in one frame, and each missed card with its stage and best reading.
+
+    ``scale`` brings the truth's outlines (drawn-frame pixels) to ``image``'s pixels.
+    """
     size = (image.shape[1], image.shape[0])
     found = {d.card for d in recognise(image, model_path=model) if d.card is not None}
-    outlines = [np.asarray(t.corners, np.float64) for t in truth]
+    outlines = [np.asarray(t.corners, np.float64) * scale for t in truth]
     readings: FrameReadings | None = None
     misses = []
     for k, t in enumerate(truth):  # the truth lists the cards bottom to top
@@ -159,15 +163,11 @@ def main() -> None:
     for deck in chosen_decks(args):
         counts: Counter[str] = Counter()
         for n, (drawn, truth) in enumerate(deal_frames(deck, args.seed, every=2)):
-            image = drawn
+            image, scale = drawn, (1.0, 1.0)
             if args.size is not None:
                 image = cv2.resize(drawn, args.size, interpolation=cv2.INTER_AREA)
-                scale = np.array([args.size[0] / drawn.shape[1], args.size[1] / drawn.shape[0]])
-                truth = [TruthCard(t.card, t.zone, t.face_up,
-                                   tuple(tuple(float(v) for v in np.asarray(p) * scale)
-                                         for p in t.corners),  # type: ignore[arg-type]
-                                   t.visible) for t in truth]
-            found, misses = frame_misses(image, truth, args.model)
+                scale = (args.size[0] / drawn.shape[1], args.size[1] / drawn.shape[0])
+            found, misses = frame_misses(image, truth, args.model, scale)
             counts["face_up"] += len(truth)
             counts["found"] += found
             for card, stage, reading in misses:
