@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -134,6 +135,24 @@ def test_a_theme_renders_each_card_cropped_to_its_outline(tmp_path: Path) -> Non
     (out / "10H.png").unlink()
     assert render_theme(svg, tmp_path / "faces", height=176) == out
     assert not (out / "10H.png").exists()
+
+
+@needs_rsvg
+def test_renders_started_together_each_get_the_whole_deck(tmp_path: Path) -> None:
+    """Two trainings on two cores render the same themes at once; neither may lose its deck."""
+    (tmp_path / "cards").mkdir()
+    svg = tmp_path / "cards" / "tiny.svg"
+    svg.write_text(theme_svg(ALL))
+    faces = tmp_path / "faces"
+    # What a render cut short (a killed training) leaves behind is no deck, and is replaced.
+    (faces / "cards-tiny").mkdir(parents=True)
+    (faces / "cards-tiny" / "theme.svg").write_text("cut short")
+    with ThreadPoolExecutor(2) as pool:
+        outs = list(pool.map(lambda _: render_theme(svg, faces, height=88), range(2)))
+    assert outs == [faces / "cards-tiny"] * 2
+    assert (faces / "cards-tiny" / "done").is_file()
+    assert len(list((faces / "cards-tiny").glob("*.png"))) == 52
+    assert [p.name for p in faces.iterdir()] == ["cards-tiny"]
 
 
 @needs_rsvg

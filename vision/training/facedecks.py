@@ -26,6 +26,7 @@ import json
 import re
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -187,17 +188,35 @@ def render_theme(svg: Path, folder: Path, *, height: int = FACE_HEIGHT) -> Path 
         if element is None:
             return None
         elements[card] = element
-    out.mkdir(parents=True, exist_ok=True)
-    plain = out / "theme.svg"  # decompressed once: rsvg-convert reads it twice for each card
-    plain.write_text(text, encoding="utf-8")
-    with ThreadPoolExecutor(4) as pool:
-        ok = list(pool.map(lambda c: _render_card(plain, elements[c], out / f"{c}.png", height),
-                           elements))
-    plain.unlink()
-    if not all(ok):
-        return None
-    (out / "done").write_text("52\n")
+    # Rendered in a folder of its own and renamed into place whole, so two trainings started
+    # together (two seeds on two cores) never see, or delete, each other's half-made deck.
+    folder.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=folder))
+    try:
+        plain = work / "theme.svg"  # decompressed once: rsvg-convert reads it twice a card
+        plain.write_text(text, encoding="utf-8")
+        with ThreadPoolExecutor(4) as pool:
+            ok = list(pool.map(
+                lambda c: _render_card(plain, elements[c], work / f"{c}.png", height), elements))
+        plain.unlink()
+        if not all(ok):
+            return None
+        (work / "done").write_text("52\n")
+        _move_into_place(work, out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return out
+
+
+def _move_into_place(work: Path, out: Path) -> None:
+    """Renames a finished deck folder to ``out``, unless another process got there first."""
+    if out.is_dir() and not (out / "done").is_file():
+        shutil.rmtree(out)  # a render cut short before decks were renamed into place
+    try:
+        work.rename(out)
+    except OSError:
+        if not (out / "done").is_file():
+            raise
 
 
 def _ink(face: np.ndarray) -> np.ndarray:
