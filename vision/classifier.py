@@ -11,14 +11,13 @@ learnt separately and combine freely. Weights: ``vision/models/corner_index.onnx
 trained by ``python -m vision.training.train``.
 
 Two more networks of the same shape give their opinions on the patches the
-first thinks may be indices, and the opinions are averaged: one trained by the
-same recipe on patches cut a little differently (``corner_index.second.onnx``
-beside the first), one on patches harvested with other seeds by the candidate
-stage that cuts glyphs free of printed lines (``corner_index.third.onnx``).
-Two trainings rarely misread the same index the same way, so a reading they
-share is worth more than either alone: on decks none saw, the wrong cards fell
-from 42 to 32 with the second, and the third read 0.4-2 % more cards with none
-more wrong (vision/training/README.md). Most candidates are plainly not
+first thinks may be indices, and the opinions are averaged: the same recipe,
+each trained on a harvest drawn with other seeds (``corner_index.second.onnx``
+and ``corner_index.third.onnx`` beside the first). Two trainings rarely
+misread the same index the same way, so a reading they share is worth more
+than either alone: on decks none saw, the wrong cards of the networks before
+fell from 42 to 32 with a second, and a third read 0.4-2 % more cards with
+none more wrong (vision/training/README.md). Most candidates are plainly not
 indices, so the others read about one patch in seven.
 """
 
