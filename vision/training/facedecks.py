@@ -211,7 +211,9 @@ def render_theme(svg: Path, folder: Path, *, height: int = FACE_HEIGHT) -> Path 
 def _move_into_place(work: Path, out: Path) -> None:
     """Renames a finished deck folder to ``out``, unless another process got there first."""
     if out.is_dir() and not (out / "done").is_file():
-        shutil.rmtree(out)  # a render cut short before decks were renamed into place
+        # A render cut short before decks were renamed into place (another process may be
+        # clearing it too, hence no errors).
+        shutil.rmtree(out, ignore_errors=True)
     try:
         work.rename(out)
     except OSError:
