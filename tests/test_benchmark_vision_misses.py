@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
+from benchscripts import load_benchmark
 
-# The benchmarks are scripts, not an installed package: load this one from its file.
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "vision_misses.py"
-_SPEC = importlib.util.spec_from_file_location("vision_misses", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-vision_misses = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(vision_misses)
+vision_misses = load_benchmark("vision_misses")
 index_quads, shown_indices = vision_misses.index_quads, vision_misses.shown_indices
 
 

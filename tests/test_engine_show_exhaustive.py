@@ -9,22 +9,20 @@ flush, so the arrays cannot drift from the engine.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 import random
-from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from benchscripts import load_benchmark
 
 from engine.cards import DECK
 from engine.show import score_show, show_total
 
 pytestmark = pytest.mark.slow
 
-BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "show_distribution.py"
 SHOWS = 12_994_800
 
 # Steven S. Lumetta, "Amusing Cribbage Facts" (lumetta.web.engr.illinois.edu/humor/cribbage.html),
@@ -51,11 +49,7 @@ CRIB = {
 
 @pytest.fixture(scope="module")
 def benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("show_distribution", BENCHMARK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("show_distribution")
 
 
 @pytest.fixture(scope="module")

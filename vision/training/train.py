@@ -221,10 +221,11 @@ def main() -> None:
                          "0 repeats the recipe before 2026-11-22")
     ap.add_argument("--pip-beside", type=float, default=0.3,
                     help="share of synthetic indices drawn with a court's big pip beside them "
-                         "(0: the recipe of the committed networks, before 2026-11-23)")
+                         "(0: the recipe of the networks before 2026-11-23)")
     ap.add_argument("--seed", type=int, default=0,
                     help="added to every seed, the harvests' and the trainings' alike: another "
-                         "seed gives another network from other patches (0: the committed one)")
+                         "seed gives another network from other patches (the committed "
+                         "three: 0, 2000 and 1000)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
     ap.add_argument("--fit-only", action="store_true",
