@@ -164,3 +164,53 @@ def test_without_easing_the_turned_index_is_refused(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(vision.candidates, "TURNED_BOX_EASING", 0.0)
     ranks, suits = pair_glyphs(turned_close_up_index())
     assert (0, 1) not in set(zip(ranks.tolist(), suits.tolist(), strict=True))
+
+
+def bridged_index(*, bridge_level: int) -> tuple[np.ndarray, tuple[float, float]]:
+    """Paper with a rank (an L-shaped stroke), its small suit below, and a big pip beside the
+    rank joined to it by a thin bridge of grey ``bridge_level``, as blur joins a 10 to the first
+    big pip of its card. Returns the picture and the suit's centre."""
+    img = np.full((720, 1280, 3), 255, np.uint8)
+    cv2.rectangle(img, (584, 306), (587, 321), (0, 0, 0), -1)  # the rank's stem
+    cv2.rectangle(img, (584, 318), (593, 321), (0, 0, 0), -1)  # ... and its foot
+    suit = np.array([[588, 326], [595, 333], [588, 340], [581, 333]], np.int32)
+    cv2.fillPoly(img, [suit], (0, 0, 0))
+    pip = np.array([[615, 300], [629, 314], [615, 328], [601, 314]], np.int32)
+    cv2.fillPoly(img, [pip], (0, 0, 0))
+    cv2.rectangle(img, (588, 310), (606, 311), (bridge_level,) * 3, -1)
+    return img, (588.0, 333.0)
+
+
+def test_a_rank_bridged_to_a_pip_by_faint_blur_is_parted_and_pairs_with_its_suit() -> None:
+    # The bridge is ink at the loose contrast, not at the strict one: one blob, two glyphs.
+    level = 255 - (vision.candidates.MIN_CONTRAST + vision.candidates.STRICT_CONTRAST) // 2
+    img, suit = bridged_index(bridge_level=level)
+    glyphs = find_glyphs(img.min(axis=2), bright=False)
+    merged = (glyphs.boxes[:, 0] <= 584) & (glyphs.boxes[:, 0] + glyphs.boxes[:, 2] >= 629)
+    assert merged.any()  # the loose blob is there, as before
+    rank = np.nonzero((glyphs.boxes[:, 0] == 584) & (glyphs.boxes[:, 2] == 10)
+                      & (glyphs.boxes[:, 3] == 16))[0]
+    assert len(rank) == 1
+    found = glyph_near(glyphs, suit)
+    ranks, suits = pair_glyphs(glyphs)
+    assert any(r == rank[0] and s in found for r, s in zip(ranks, suits, strict=True))
+
+
+@pytest.mark.parametrize("bridge_level", [0, 255])
+def test_a_rank_joined_in_full_ink_or_free_is_not_found_twice(bridge_level: int) -> None:
+    # Solid ink is one glyph (nothing to part); a free rank is its own blob, not also a part.
+    img, _ = bridged_index(bridge_level=bridge_level)
+    glyphs = find_glyphs(img.min(axis=2), bright=False)
+    rank = (glyphs.boxes[:, 0] == 584) & (glyphs.boxes[:, 2] == 10) & (glyphs.boxes[:, 3] == 16)
+    assert rank.sum() == (1 if bridge_level == 255 else 0)
+
+
+def test_without_the_strict_contrast_the_bridged_rank_is_lost(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The counterpart of the test above: the pip swallows the rank unless it is parted.
+    level = 255 - (vision.candidates.MIN_CONTRAST + vision.candidates.STRICT_CONTRAST) // 2
+    monkeypatch.setattr(vision.candidates, "STRICT_CONTRAST", 255)
+    img, _ = bridged_index(bridge_level=level)
+    glyphs = find_glyphs(img.min(axis=2), bright=False)
+    rank = (glyphs.boxes[:, 0] == 584) & (glyphs.boxes[:, 2] == 10) & (glyphs.boxes[:, 3] == 16)
+    assert not rank.any()
