@@ -219,13 +219,18 @@ def _parts_of_line_work(labels: np.ndarray, stats: np.ndarray, lo: float, hi: fl
     if not cents:
         return np.zeros((0, 2)), np.zeros((0, 4), np.int32), np.zeros(0, np.int32)
     part_cents, parts = np.concatenate(cents), np.concatenate(boxes)
-    pw, ph, parea = parts[:, 2], parts[:, 3], parts[:, 4]
-    # A part must be solid and well smaller than what held it. (Not squarish, as a suit: a
-    # frame squashed to another aspect squashes its suits too.)
-    keep = _glyph_like(pw, ph, parea, lo, hi)
-    keep &= parea >= SOLID_FILL * pw * ph
-    keep &= np.maximum(pw, ph) <= 0.5 * np.concatenate(holders)
-    return part_cents[keep], parts[keep, :4], parea[keep]
+    # Well smaller than what held it: half its size at most.
+    keep = _solid_parts(parts[:, 2:5], 0.5 * np.concatenate(holders), lo, hi)
+    return part_cents[keep], parts[keep, :4], parts[keep, 4]
+
+
+def _solid_parts(sizes: np.ndarray, most: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Which parts cut from a blob (rows of width, height, area) are glyphs: glyph-like,
+    solid, and no bigger across than ``most``. (Not squarish, as a suit: a frame squashed to
+    another aspect squashes its suits too.)"""
+    pw, ph, area = sizes[:, 0], sizes[:, 1], sizes[:, 2]
+    return np.asarray(_glyph_like(pw, ph, area, lo, hi) & (area >= SOLID_FILL * pw * ph)
+                      & (np.maximum(pw, ph) <= most))
 
 
 def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
@@ -290,10 +295,7 @@ def _parts_of_bridged(diff: np.ndarray, labels: np.ndarray, stats: np.ndarray, l
     if not found:
         return np.zeros((0, 2)), np.zeros((0, 4), np.int32), np.zeros(0, np.int32)
     part = np.concatenate(found)
-    pw, ph, area = part[:, 2], part[:, 3], part[:, 4]
-    keep = (_glyph_like(pw, ph, area, lo, hi) & (area >= SOLID_FILL * pw * ph)
-            & (np.maximum(pw, ph) <= BRIDGED_PART * part[:, 7]))
-    part = part[keep]
+    part = part[_solid_parts(part[:, 2:5], BRIDGED_PART * part[:, 7], lo, hi)]
     # Only blobs that still fall apart into two glyphs or more were bridged.
     blob = part[:, 8].astype(np.int64)
     part = part[np.bincount(blob, minlength=len(stats))[blob] >= 2]
