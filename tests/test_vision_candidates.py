@@ -181,15 +181,24 @@ def bridged_index(*, bridge_level: int) -> tuple[np.ndarray, tuple[float, float]
     return img, (588.0, 333.0)
 
 
+def faint_bridge_level() -> int:
+    """A grey that is ink at ``MIN_CONTRAST`` from white paper, but not at ``STRICT_CONTRAST``."""
+    return 255 - (vision.candidates.MIN_CONTRAST + vision.candidates.STRICT_CONTRAST) // 2
+
+
+def the_rank(glyphs: Glyphs) -> np.ndarray:
+    """Which glyphs are ``bridged_index``'s rank alone (its stem and foot, 10 x 16 pixels)."""
+    return np.asarray((glyphs.boxes[:, 0] == 584) & (glyphs.boxes[:, 2] == 10)
+                      & (glyphs.boxes[:, 3] == 16))
+
+
 def test_a_rank_bridged_to_a_pip_by_faint_blur_is_parted_and_pairs_with_its_suit() -> None:
     # The bridge is ink at the loose contrast, not at the strict one: one blob, two glyphs.
-    level = 255 - (vision.candidates.MIN_CONTRAST + vision.candidates.STRICT_CONTRAST) // 2
-    img, suit = bridged_index(bridge_level=level)
+    img, suit = bridged_index(bridge_level=faint_bridge_level())
     glyphs = find_glyphs(img.min(axis=2), bright=False)
     merged = (glyphs.boxes[:, 0] <= 584) & (glyphs.boxes[:, 0] + glyphs.boxes[:, 2] >= 629)
     assert merged.any()  # the loose blob is there, as before
-    rank = np.nonzero((glyphs.boxes[:, 0] == 584) & (glyphs.boxes[:, 2] == 10)
-                      & (glyphs.boxes[:, 3] == 16))[0]
+    rank = np.nonzero(the_rank(glyphs))[0]
     assert len(rank) == 1
     found = glyph_near(glyphs, suit)
     ranks, suits = pair_glyphs(glyphs)
@@ -201,16 +210,13 @@ def test_a_rank_joined_in_full_ink_or_free_is_not_found_twice(bridge_level: int)
     # Solid ink is one glyph (nothing to part); a free rank is its own blob, not also a part.
     img, _ = bridged_index(bridge_level=bridge_level)
     glyphs = find_glyphs(img.min(axis=2), bright=False)
-    rank = (glyphs.boxes[:, 0] == 584) & (glyphs.boxes[:, 2] == 10) & (glyphs.boxes[:, 3] == 16)
-    assert rank.sum() == (1 if bridge_level == 255 else 0)
+    assert the_rank(glyphs).sum() == (1 if bridge_level == 255 else 0)
 
 
 def test_without_the_strict_contrast_the_bridged_rank_is_lost(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # The counterpart of the test above: the pip swallows the rank unless it is parted.
-    level = 255 - (vision.candidates.MIN_CONTRAST + vision.candidates.STRICT_CONTRAST) // 2
+    level = faint_bridge_level()
     monkeypatch.setattr(vision.candidates, "STRICT_CONTRAST", 255)
     img, _ = bridged_index(bridge_level=level)
-    glyphs = find_glyphs(img.min(axis=2), bright=False)
-    rank = (glyphs.boxes[:, 0] == 584) & (glyphs.boxes[:, 2] == 10) & (glyphs.boxes[:, 3] == 16)
-    assert not rank.any()
+    assert not the_rank(find_glyphs(img.min(axis=2), bright=False)).any()

@@ -258,11 +258,11 @@ def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
     parts = [_parts_of_line_work(labels, stats, lo, hi)]
     if not bright:  # dark or red ink: nearly every deck (see _parts_of_bridged)
         parts.append(_parts_of_bridged(diff, labels, stats, lo, hi))
+    part_cents, part_boxes, part_areas = zip(*parts, strict=True)
     return Glyphs(
-        centroids=np.concatenate([cents[keep], *(p[0] for p in parts)]).astype(np.float32),
-        boxes=np.concatenate([stats[keep, :4], *(p[1] for p in parts)]).astype(np.int32),
-        areas=np.concatenate([stats[keep, cv2.CC_STAT_AREA], *(p[2] for p in parts)]
-                             ).astype(np.int32),
+        centroids=np.concatenate([cents[keep], *part_cents]).astype(np.float32),
+        boxes=np.concatenate([stats[keep, :4], *part_boxes]).astype(np.int32),
+        areas=np.concatenate([stats[keep, cv2.CC_STAT_AREA], *part_areas]).astype(np.int32),
     )
 
 
