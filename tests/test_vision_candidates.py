@@ -87,13 +87,22 @@ def test_channel_extremes_are_each_pixels_darkest_and_brightest_channel(
         np.testing.assert_array_equal(hi, view.max(axis=2))
 
 
-def framed_index(*, glued: bool) -> tuple[np.ndarray, tuple[float, float]]:
+FRAMED_PICTURE_BOTTOM = 450
+
+
+def framed_index(*, glued: bool, picture: bool = False) -> tuple[np.ndarray, tuple[float, float]]:
     """Paper with a printed frame two pixels wide, a rank ring beside it and a solid diamond
     suit below the rank, touching the frame when ``glued`` (as a blurred index touches the
-    next card's border). Returns the picture and the suit's centre."""
+    next card's border); with ``picture``, a frame taller than any glyph and solid stripes of a
+    court's picture inside it, from its top line to its bottom one. Returns the picture and the
+    suit's centre."""
     img = np.full((720, 1280, 3), 255, np.uint8)
+    bottom = FRAMED_PICTURE_BOTTOM if picture else 420
     for inset in (0, 1):
-        cv2.rectangle(img, (600 + inset, 300 + inset), (690 - inset, 420 - inset), (0, 0, 0), 1)
+        cv2.rectangle(img, (600 + inset, 300 + inset), (690 - inset, bottom - inset), (0, 0, 0), 1)
+    if picture:  # stripes narrower than the paper window, so that they are ink all through
+        for left in range(610, 680, 18):
+            cv2.rectangle(img, (left, 302), (left + 9, bottom - 2), (0, 0, 0), -1)
     cv2.circle(img, (588, 314), 6, (0, 0, 0), 2)  # the rank
     right = 600 if glued else 596  # the suit's right tip on the frame's left line, or clear
     suit = np.array([[right - 7, 326], [right, 333], [right - 7, 340], [right - 14, 333]])
@@ -164,6 +173,49 @@ def test_without_easing_the_turned_index_is_refused(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(vision.candidates, "TURNED_BOX_EASING", 0.0)
     ranks, suits = pair_glyphs(turned_close_up_index())
     assert (0, 1) not in set(zip(ranks.tolist(), suits.tolist(), strict=True))
+
+
+def framed_picture_blob() -> tuple[int, float]:
+    """The size across of the frame, its picture and the glued suit, and the share of their
+    box that they fill."""
+    img, _ = framed_index(glued=True, picture=True)
+    ink = img[300:FRAMED_PICTURE_BOTTOM + 1, 586:691].min(axis=2) < 128
+    ink[:, :2] = False  # the suit reaches 586; the rank's ring, beside it, is no part of the blob
+    cols, rows = np.nonzero(ink.any(axis=0))[0], np.nonzero(ink.any(axis=1))[0]
+    width, height = cols[-1] - cols[0] + 1, rows[-1] - rows[0] + 1
+    return max(width, height), float(ink.sum()) / (width * height)
+
+
+def glued_suit_beside_a_picture(monkeypatch: pytest.MonkeyPatch) -> tuple[Glyphs, np.ndarray]:
+    """``framed_index`` with a picture: its glyphs, with glyphs parted only by an opening (the
+    stricter contrast, which would also part it, is out of reach), and those by its suit."""
+    monkeypatch.setattr(vision.candidates, "STRICT_CONTRAST", 255)
+    img, suit = framed_index(glued=True, picture=True)
+    glyphs = find_glyphs(img.min(axis=2), bright=False)
+    return glyphs, glyph_near(glyphs, suit)
+
+
+def test_a_suit_glued_to_a_frame_round_a_solid_picture_is_cut_free(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A court's frame with its picture fills far more of its box than bare line work, and is
+    # too big to be a glyph: it is opened too.
+    size, fill = framed_picture_blob()
+    assert size > vision.candidates.MAX_GLYPH * 720
+    assert vision.candidates.LINE_WORK_FILL < fill < vision.candidates.OVERSIZED_LINE_WORK_FILL
+    glyphs, found = glued_suit_beside_a_picture(monkeypatch)
+    assert len(found) == 1
+    ranks, suits = pair_glyphs(glyphs)
+    rank = glyph_near(glyphs, (588.0, 314.0))
+    assert any(r == rank[0] and s == found[0] for r, s in zip(ranks, suits, strict=True))
+
+
+def test_opening_only_sparse_line_work_loses_the_suit_beside_a_picture(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(vision.candidates, "OVERSIZED_LINE_WORK_FILL",
+                        vision.candidates.LINE_WORK_FILL)  # the rule before 2026-11-23
+    assert len(glued_suit_beside_a_picture(monkeypatch)[1]) == 0
 
 
 def bridged_index(*, bridge_level: int) -> tuple[np.ndarray, tuple[float, float]]:
