@@ -200,13 +200,13 @@ def _parts_of_line_work(labels: np.ndarray, stats: np.ndarray, lo: float, hi: fl
     added beside them, so no blob that was a glyph is lost.
     """
     size, fill = _size_and_fill(stats[:, 2], stats[:, 3], stats[:, 4])
-    opened = np.nonzero(((fill < LINE_WORK_FILL) & (size >= 3 * lo)
+    to_open = np.nonzero(((fill < LINE_WORK_FILL) & (size >= 3 * lo)
                          | (fill < OVERSIZED_LINE_WORK_FILL) & (size > hi))
                         & (size <= LINE_WORK_SIZE * hi))[0]
     cents: list[np.ndarray] = []
     boxes: list[np.ndarray] = []
     holders: list[np.ndarray] = []
-    for i, (x, y, w, h) in zip(opened.tolist(), stats[opened, :4].tolist(), strict=True):
+    for i, (x, y, w, h) in zip(to_open.tolist(), stats[to_open, :4].tolist(), strict=True):
         blob = np.equal(labels[y:y + h, x:x + w], i + 1).view(np.uint8)
         # The opening is an erosion then a dilation; what the erosion leaves, grown by the
         # dilation's one pixel, is all there is to label (labelling costs by the pixel).
