@@ -201,8 +201,8 @@ def _parts_of_line_work(labels: np.ndarray, stats: np.ndarray, lo: float, hi: fl
     """
     size, fill = _size_and_fill(stats[:, 2], stats[:, 3], stats[:, 4])
     to_open = np.nonzero(((fill < LINE_WORK_FILL) & (size >= 3 * lo)
-                         | (fill < OVERSIZED_LINE_WORK_FILL) & (size > hi))
-                        & (size <= LINE_WORK_SIZE * hi))[0]
+                          | (fill < OVERSIZED_LINE_WORK_FILL) & (size > hi))
+                         & (size <= LINE_WORK_SIZE * hi))[0]
     cents: list[np.ndarray] = []
     boxes: list[np.ndarray] = []
     holders: list[np.ndarray] = []
@@ -225,11 +225,16 @@ def _parts_of_line_work(labels: np.ndarray, stats: np.ndarray, lo: float, hi: fl
         boxes.append(parts[1:])
         holders.append(np.full(len(parts) - 1, size[i]))
     if not cents:
-        return np.zeros((0, 2)), np.zeros((0, 4), np.int32), np.zeros(0, np.int32)
+        return _no_parts()
     part_cents, parts = np.concatenate(cents), np.concatenate(boxes)
     # Well smaller than what held it: half its size at most.
     keep = _solid_parts(parts[:, 2:5], 0.5 * np.concatenate(holders), lo, hi)
     return part_cents[keep], parts[keep, :4], parts[keep, 4]
+
+
+def _no_parts() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """No glyphs cut from any blob: empty centroids, boxes and areas."""
+    return np.zeros((0, 2)), np.zeros((0, 4), np.int32), np.zeros(0, np.int32)
 
 
 def _solid_parts(sizes: np.ndarray, most: np.ndarray, lo: float, hi: float) -> np.ndarray:
@@ -301,7 +306,7 @@ def _parts_of_bridged(diff: np.ndarray, labels: np.ndarray, stats: np.ndarray, l
                                       cents[1:] + (x, y), np.full(n - 1, size[i]),
                                       np.full(n - 1, i)]))
     if not found:
-        return np.zeros((0, 2)), np.zeros((0, 4), np.int32), np.zeros(0, np.int32)
+        return _no_parts()
     part = np.concatenate(found)
     part = part[_solid_parts(part[:, 2:5], BRIDGED_PART * part[:, 7], lo, hi)]
     # Only blobs that still fall apart into two glyphs or more were bridged.
