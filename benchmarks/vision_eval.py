@@ -1,10 +1,12 @@
 """Measures card recognition on the TEST split of each shared dataset, and its speed.
 
-    python benchmarks/vision_eval.py [--json] [--split test]
+    python benchmarks/vision_eval.py [--json] [--split test] [--square-pixels]
 
 Accuracy: ``vision.evaluate.evaluate`` on each dataset's test split (CONTRACT.md
-keys, per_image left out). Speed: median ms of ``recognise`` per 1280x720 frame
-on one core (``cv2.setNumThreads(1)``), frames made by resizing the test photos.
+keys, per_image left out), the photos read by ``recognise_photo`` (also widened
+back from a square) unless ``--square-pixels``. Speed: median ms of ``recognise``
+per 1280x720 frame on one core (``cv2.setNumThreads(1)``), frames made by resizing
+the test photos: the camera's frames have square pixels and are read once.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--split", choices=get_args(Split), default="test",
                     help="val measures a model trained with --fit-only (vision/training/README.md)")
+    ap.add_argument("--square-pixels", action="store_true",
+                    help="read each photo once, as the device reads its frames")
     args = ap.parse_args()
     root = datasets_root()
     if root is None:
@@ -57,7 +61,7 @@ def main() -> int:
     out = {}
     paths: list[Path] = []
     for name in DATASETS:
-        result = evaluate(root / name, split=args.split)
+        result = evaluate(root / name, split=args.split, square_pixels=args.square_pixels)
         result.pop("per_image")
         out[name] = result
         paths += [li.path for li in load_labels(root / name, split=args.split)]

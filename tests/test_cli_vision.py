@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from test_vision_photo import FAN_CARDS, SQUARE, fan
 
 from firmware.cli import main
 from vision.training.synth import place, render_card
@@ -56,6 +57,20 @@ def test_eval_split_test_reads_only_the_test_part(
 ) -> None:
     assert main(["vision", "eval", str(photo_dir), "--json", "--split", "test"]) == 0
     assert json.loads(capsys.readouterr().out)["images"] == 1  # ceil(30 % of 2)
+
+
+def test_eval_reads_photos_widened_back_unless_their_pixels_are_square(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cv2.imwrite(str(tmp_path / "fan.png"), cv2.resize(fan(), SQUARE, interpolation=cv2.INTER_AREA))
+    (tmp_path / "labels.json").write_text(json.dumps({"images": [
+        {"file": "fan.png", "cards": sorted(str(c) for c in FAN_CARDS)}]}))
+    assert main(["vision", "eval", str(tmp_path), "--json"]) == 0
+    as_photo = json.loads(capsys.readouterr().out)
+    assert main(["vision", "eval", str(tmp_path), "--json", "--square-pixels"]) == 0
+    read_once = json.loads(capsys.readouterr().out)
+    assert as_photo["card_recall"] == 1.0 and as_photo["card_precision"] == 1.0
+    assert read_once["card_recall"] <= 0.7
 
 
 def test_eval_without_labels_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

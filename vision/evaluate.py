@@ -2,7 +2,9 @@
 
 Labels are sets of cards per image (a card shown by two corners is one card);
 unknown detections are not cards found. Only this module reads the labels;
-``recognise`` sees pixels alone.
+the recogniser sees pixels alone. The images are photos, read by ``recognise_photo``
+(which also reads them widened back from a square), unless their pixels are said
+to be square, as the device camera's are.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import cv2
 
 from vision.classifier import ScoreAdjuster
 from vision.datasets import Split, load_labels
-from vision.detection import DEFAULT_MIN_CONFIDENCE, recognise
+from vision.detection import DEFAULT_MIN_CONFIDENCE
+from vision.photo import PHOTO_ASPECTS, recognise_photo
 
 __all__ = ["evaluate"]
 
@@ -30,12 +33,14 @@ def _card_key(text: str) -> tuple[int, str]:
 
 def evaluate(
     directory: Path, *, split: Split = "all", min_confidence: float = DEFAULT_MIN_CONFIDENCE,
-    deck: ScoreAdjuster | None = None,
+    deck: ScoreAdjuster | None = None, square_pixels: bool = False,
 ) -> dict[str, Any]:
-    """Runs ``recognise`` on every labelled image and returns the CONTRACT.md eval object.
+    """Reads every labelled image and returns the CONTRACT.md eval object.
 
     ``deck``: a taught deck (``vision.deck``), to measure what teaching a set's deck buys.
+    ``square_pixels``: read each image once, as the device reads its camera's frames.
     """
+    aspects = () if square_pixels else PHOTO_ASPECTS
     directory = Path(directory)
     labelled = load_labels(directory, split=split)
     per_image: list[dict[str, Any]] = []
@@ -46,7 +51,8 @@ def evaluate(
         if image is None:
             raise OSError(f"cannot read image {item.path}")
         start = time.perf_counter()
-        detections = recognise(image, min_confidence=min_confidence, deck=deck)
+        detections = recognise_photo(image, min_confidence=min_confidence, deck=deck,
+                                     aspects=aspects)
         times.append((time.perf_counter() - start) * 1000.0)
         found = {d.card for d in detections if d.card is not None}
         expected = sorted((str(c) for c in item.cards), key=_card_key)

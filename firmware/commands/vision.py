@@ -14,6 +14,9 @@ __all__ = ["register"]
 
 _MIN_CONFIDENCE_HELP = ("report a card only when this sure of it, 0-1 (default: the "
                         "recogniser's floor, vision.detection.DEFAULT_MIN_CONFIDENCE)")
+_SQUARE_PIXELS_HELP = ("read each photo once, as the device reads its camera's frames; by "
+                       "default a photo is also read widened to 4:3 and 16:9, in case it was "
+                       "resized to a square (vision.photo)")
 
 
 def register(subparsers: Any) -> None:
@@ -31,6 +34,7 @@ def register(subparsers: Any) -> None:
                     help=_MIN_CONFIDENCE_HELP)
     ev.add_argument("--deck", type=Path, metavar="DECK.npz",
                     help="a deck profile from `vision teach`")
+    ev.add_argument("--square-pixels", action="store_true", help=_SQUARE_PIXELS_HELP)
     ev.set_defaults(handler=_eval)
     sh = sub.add_parser("show", help="draw card outlines and names on IMAGE")
     sh.add_argument("image", type=Path, metavar="IMAGE")
@@ -40,6 +44,7 @@ def register(subparsers: Any) -> None:
                     help=_MIN_CONFIDENCE_HELP)
     sh.add_argument("--deck", type=Path, metavar="DECK.npz",
                     help="a deck profile from `vision teach`")
+    sh.add_argument("--square-pixels", action="store_true", help=_SQUARE_PIXELS_HELP)
     sh.set_defaults(handler=_show)
     sn = sub.add_parser("snap", help="save one frame of the device's camera (a photo to teach "
                                      "from, or to show)")
@@ -91,7 +96,7 @@ def _eval(args: argparse.Namespace) -> int:
     if not (args.dir / "labels.json").is_file():
         raise ValueError(f"no labels.json in {str(args.dir)!r}")
     result = evaluate(args.dir, split=args.split, min_confidence=_min_conf(args),
-                      deck=_deck(args))
+                      deck=_deck(args), square_pixels=args.square_pixels)
     if args.json:
         print_json(result)
     else:
@@ -107,15 +112,16 @@ def _show(args: argparse.Namespace) -> int:
     import cv2
 
     from firmware.cli import print_json
-    from vision.detection import recognise
     from vision.draw import draw_detections
+    from vision.photo import PHOTO_ASPECTS, recognise_photo
 
     image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
     if image is None:
         raise ValueError(f"cannot read image {str(args.image)!r}")
     if args.output.suffix.lower() != ".png":
         raise ValueError(f"output must be a .png file, got {str(args.output)!r}")
-    detections = recognise(image, deck=_deck(args), min_confidence=_min_conf(args))
+    detections = recognise_photo(image, deck=_deck(args), min_confidence=_min_conf(args),
+                                 aspects=() if args.square_pixels else PHOTO_ASPECTS)
     drawn = draw_detections(image, detections)
     ok, data = cv2.imencode(".png", drawn)
     if not ok:
