@@ -34,7 +34,8 @@ PHOTO_ASPECTS: tuple[float, ...] = (4 / 3, 16 / 9)
 # A widened reading must be surer of its named cards, summed, by this much: two whole
 # cards read at full confidence. Chosen on the validation fold with two networks that
 # never saw it: a margin of 1 found 5 cards more than 2 for 2 wrong (the same soft 9D's
-# corner read 9S), and a wrong card costs more than two missing ones.
+# corner read 9S), and a wrong card may cost as much as ten missing ones (the training
+# README's price, since the device can ask again but cannot un-score a wrong fifteen).
 ASPECT_MARGIN = 2.0
 
 
