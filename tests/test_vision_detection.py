@@ -18,6 +18,7 @@ from vision.detection import (
     DEFAULT_MIN_CONFIDENCE,
     Detection,
     card_outline,
+    index_centres,
     recognise,
 )
 from vision.training.synth import place, render_card
@@ -218,3 +219,15 @@ def test_real_photos_test_split(name: str) -> None:
     result = evaluate(root / name, split="test")
     for key, floor in REAL_FLOORS[name].items():
         assert result[key] >= floor, (key, result[key])
+
+
+@pytest.mark.parametrize("angle", [0.0, 0.7, 3.1, -2.0])
+def test_index_centres_inverts_card_outline(angle: float) -> None:
+    centre, down = np.array([412.0, 233.0]), np.array([np.sin(angle), np.cos(angle)])
+    outline = card_outline(centre, down, 14.0)
+    corners = tuple((float(x), float(y)) for x, y in outline)
+    centres, span = index_centres(corners)  # type: ignore[arg-type]
+    assert span == pytest.approx(14.0)
+    assert np.allclose(centres[0], centre)
+    # The other corner's index, turned half way round the card's centre.
+    assert np.allclose(centres[1], 2 * outline.mean(axis=0) - centre)

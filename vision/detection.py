@@ -23,7 +23,8 @@ from vision.classifier import MODEL_PATH, PatchScores, ScoreAdjuster, classify
 from vision.geometry import points_in_quad
 from vision.whole_cards import corner_patches, find_card_quads, read_card
 
-__all__ = ["Detection", "recognise", "DEFAULT_MIN_CONFIDENCE", "card_outline", "points_in_quad"]
+__all__ = ["Detection", "recognise", "DEFAULT_MIN_CONFIDENCE", "card_outline", "index_centres",
+           "points_in_quad"]
 
 Point = tuple[float, float]
 Corners = tuple[Point, Point, Point, Point]
@@ -83,6 +84,18 @@ def card_outline(centre: np.ndarray, down: np.ndarray, span: float) -> np.ndarra
     w = CARD_WIDTH * span * r
     h = CARD_HEIGHT * span * u
     return np.array([origin, origin + w, origin + w + h, origin + h])
+
+
+def index_centres(corners: Corners) -> tuple[np.ndarray, float]:
+    """A card outline's two corner-index centres (2, 2) and its rank-to-suit span: the
+    inverse of ``card_outline``, for telling whether two readings name one index."""
+    c = np.asarray(corners, np.float64)
+    across, down = c[1] - c[0], c[3] - c[0]
+    span = float(np.hypot(*across)) / CARD_WIDTH
+    r = across / max(float(np.hypot(*across)), 1e-9)
+    u = down / max(float(np.hypot(*down)), 1e-9)
+    step = span * (INDEX_FROM_EDGE * r + INDEX_FROM_TOP * u)
+    return np.array([c[0] + step, c[2] - step]), span
 
 
 def _read_indices(cand: IndexCandidates, rank: np.ndarray, suit: np.ndarray) -> list[_Index]:

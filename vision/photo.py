@@ -26,14 +26,7 @@ import cv2
 import numpy as np
 
 from vision.classifier import MODEL_PATH, ScoreAdjuster
-from vision.detection import (
-    CARD_WIDTH,
-    DEFAULT_MIN_CONFIDENCE,
-    INDEX_FROM_EDGE,
-    INDEX_FROM_TOP,
-    Detection,
-    recognise,
-)
+from vision.detection import DEFAULT_MIN_CONFIDENCE, Detection, index_centres, recognise
 
 __all__ = ["recognise_photo", "PHOTO_ASPECTS", "ASPECT_MARGIN", "AGREED_CONFIDENCE"]
 
@@ -68,28 +61,15 @@ def _narrowed(detection: Detection, scale: float) -> Detection:
     return replace(detection, corners=(a, b, c, d))
 
 
-def _index_centres(detection: Detection) -> tuple[np.ndarray, float]:
-    """Where a detection's two corner indices sit (2, 2), and its rank-to-suit span, from
-    its outline: the inverse of ``vision.detection.card_outline``."""
-    c = np.asarray(detection.corners, np.float64)
-    across, down = c[1] - c[0], c[3] - c[0]
-    span = float(np.hypot(*across)) / CARD_WIDTH
-    r = across / max(float(np.hypot(*across)), 1e-9)
-    u = down / max(float(np.hypot(*down)), 1e-9)
-    step = span * (INDEX_FROM_EDGE * r + INDEX_FROM_TOP * u)
-    return np.array([c[0] + step, c[2] - step]), span
-
-
 def _same_place(a: Detection, b: Detection) -> bool:
     """Whether any corner index of ``a`` lies on one of ``b``'s."""
-    (ia, span_a), (ib, span_b) = _index_centres(a), _index_centres(b)
+    (ia, span_a), (ib, span_b) = index_centres(a.corners), index_centres(b.corners)
     gap = np.hypot(*(ia[:, None, :] - ib[None, :, :]).transpose(2, 0, 1))
     return bool(np.any(gap < SAME_INDEX * min(span_a, span_b)))
 
 
-def _agreed(chosen: list[Detection], others: list[list[Detection]], floor: float
-            ) -> list[Detection]:
-    """The chosen reading, plus each card every other reading names at least ``floor`` surely.
+def _agreed(chosen: list[Detection], others: list[list[Detection]]) -> list[Detection]:
+    """The chosen reading, plus each card every other reading names ``AGREED_CONFIDENCE`` surely.
 
     One reading of a squashed photo can lose a card to its neighbour's rank that the
     other shapes all read. A deck holds each card once, so readings that name the same
@@ -100,7 +80,7 @@ def _agreed(chosen: list[Detection], others: list[list[Detection]], floor: float
     """
     if not others:
         return chosen
-    sure = [{d.card: d for d in found if d.card is not None and d.confidence >= floor}
+    sure = [{d.card: d for d in found if d.card is not None and d.confidence >= AGREED_CONFIDENCE}
             for found in others]
     named = {d.card for d in chosen if d.card is not None}
     out = list(chosen)
@@ -148,5 +128,5 @@ def recognise_photo(
         score = _named_confidence(readings[k])
         if score > to_beat:
             best, to_beat = k, score
-    others = readings[:best] + readings[best + 1:]
-    return _agreed(readings[best], others, max(AGREED_CONFIDENCE, min_confidence))
+    # Every reading names only cards at min_confidence or more, so a higher floor holds.
+    return _agreed(readings[best], readings[:best] + readings[best + 1:])
