@@ -303,9 +303,9 @@ class VisionTable:
                  fps: float = 10.0, pause: float = 2.0, settle_frames: int = 3,
                  frames_dir: Path | None = None, max_pictures: int = 30) -> None:
         if recognise is None:
-            from vision.detection import recognise as real
+            from vision.detection import CameraRecogniser
 
-            recognise = real
+            recognise = CameraRecogniser()
         self.film = GameFilm.from_log(truth, rng=rng)
         self.rng = rng
         self.clock = clock

@@ -1,6 +1,7 @@
 """Finds and names every face-up card in a frame: ``recognise(image) -> list[Detection]``.
 
-Pipeline: whole free-lying cards read at both corners (``vision.whole_cards``),
+Pipeline: a frame softer than a focused photo sharpened back (``vision.focus``),
+whole free-lying cards read at both corners (``vision.whole_cards``),
 then, for the rest, candidate corner indices (``vision.candidates``) -> CNN scores
 (``vision.classifier``) -> one reading per physical index -> one detection per
 card (a card shows up to two indices; a deck holds each card once). A wrong
@@ -20,11 +21,12 @@ import numpy as np
 from engine.cards import Card
 from vision.candidates import IndexCandidates, find_candidates
 from vision.classifier import MODEL_PATH, PatchScores, ScoreAdjuster, classify
+from vision.focus import SHARPENED_MIN_CONFIDENCE, FocusMeter, refocus
 from vision.geometry import points_in_quad
 from vision.whole_cards import corner_patches, find_card_quads, read_card
 
-__all__ = ["Detection", "recognise", "DEFAULT_MIN_CONFIDENCE", "card_outline", "index_centres",
-           "points_in_quad"]
+__all__ = ["Detection", "recognise", "CameraRecogniser", "DEFAULT_MIN_CONFIDENCE", "card_outline",
+           "index_centres", "points_in_quad"]
 
 Point = tuple[float, float]
 Corners = tuple[Point, Point, Point, Point]
@@ -166,16 +168,23 @@ def recognise(
     min_confidence: float = DEFAULT_MIN_CONFIDENCE,
     model_path: str = str(MODEL_PATH),
     deck: ScoreAdjuster | None = None,
+    blur: float | None = None,
 ) -> list[Detection]:
     """Finds the face-up cards in a BGR frame; unreadable ones come back with ``card=None``.
 
     Detections are sorted by confidence, highest first. ``deck`` is the table's taught
-    deck (``vision.deck.DeckProfile``), which adjusts every patch's scores.
+    deck (``vision.deck.DeckProfile``), which adjusts every patch's scores. ``blur`` is the
+    frame's ``vision.focus.blur_sigma`` where the caller knows it (a camera's, measured now
+    and then: ``CameraRecogniser``); None measures this frame.
     """
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
         raise ValueError("recognise expects a BGR image array of shape (h, w, 3)")
     if image.dtype != np.uint8:
         raise ValueError(f"recognise expects uint8 pixels, got {image.dtype}")
+    focused = refocus(image, blur)
+    if focused is not image:
+        min_confidence = max(min_confidence, SHARPENED_MIN_CONFIDENCE)
+    image = focused
     detections: list[Detection] = []
     outlines: list[np.ndarray] = []
     named: set[Card] = set()
@@ -221,6 +230,23 @@ def recognise(
         detections.append(Detection(None, _corners(outline), float(idx.confidence)))
     detections.sort(key=lambda d: -d.confidence)
     return detections
+
+
+class CameraRecogniser:
+    """``recognise`` for a camera's stream of frames, the blur measured once every ``every``
+    frames (``vision.focus.FocusMeter``) rather than on each: the device's recogniser."""
+
+    def __init__(self, *, deck: ScoreAdjuster | None = None,
+                 min_confidence: float = DEFAULT_MIN_CONFIDENCE, model_path: str = str(MODEL_PATH),
+                 every: int = 30) -> None:
+        self.deck = deck
+        self.min_confidence = min_confidence
+        self.model_path = model_path
+        self.focus = FocusMeter(every)
+
+    def __call__(self, image: np.ndarray) -> list[Detection]:
+        return recognise(image, min_confidence=self.min_confidence, model_path=self.model_path,
+                         deck=self.deck, blur=self.focus(image))
 
 
 def _whole_cards(image: np.ndarray, *, model_path: str, deck: ScoreAdjuster | None = None

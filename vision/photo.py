@@ -27,6 +27,7 @@ import numpy as np
 
 from vision.classifier import MODEL_PATH, ScoreAdjuster
 from vision.detection import DEFAULT_MIN_CONFIDENCE, Detection, index_centres, recognise
+from vision.focus import blur_sigma
 
 __all__ = ["recognise_photo", "PHOTO_ASPECTS", "ASPECT_MARGIN", "AGREED_CONFIDENCE"]
 
@@ -116,12 +117,17 @@ def recognise_photo(
     for aspect in aspects:
         if not 1.0 < aspect <= 4.0:
             raise ValueError(f"a photo is widened by 1-4 times its width, got aspect {aspect}")
-    readings = [recognise(image, min_confidence=min_confidence, model_path=model_path, deck=deck)]
+    # Every reading is sharpened as the photo is (vision.focus): widening softens edges
+    # across, which is no lens's blur.
+    blur = blur_sigma(image)
+    readings = [recognise(image, min_confidence=min_confidence, model_path=model_path, deck=deck,
+                          blur=blur)]
     # recognise has checked the array; a widened copy keeps its height and channels.
     height, width = image.shape[:2]
     for aspect in aspects:
         wide = cv2.resize(image, (round(width * aspect), height), interpolation=cv2.INTER_LINEAR)
-        found = recognise(wide, min_confidence=min_confidence, model_path=model_path, deck=deck)
+        found = recognise(wide, min_confidence=min_confidence, model_path=model_path, deck=deck,
+                          blur=blur)
         readings.append([_narrowed(d, wide.shape[1] / width) for d in found])
     best, to_beat = 0, _named_confidence(readings[0]) + ASPECT_MARGIN
     for k in range(1, len(readings)):

@@ -82,23 +82,21 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             parts.lines.append("LEDs: simulator (no [board.strip] backend configured)")
 
         if "camera" in config.configured:
-            from vision.detection import recognise
+            from vision.detection import CameraRecogniser
             from vision.sources import open_source
             from vision.tracker import CardTracker
 
             camera = config.camera
             parts.source = open_source(camera.source, **camera.options())
-            parts.recognise = recognise
+            profile = None
             if camera.deck is not None:
-                from functools import partial
-
                 from vision.deck import DeckError, load_profile
 
                 try:
                     profile = load_profile(camera.deck)
                 except DeckError as exc:
                     raise ValueError(f"config [camera] deck: {exc}") from None
-                parts.recognise = partial(recognise, deck=profile)
+            parts.recognise = CameraRecogniser(deck=profile)
             zones = _zones(config)
             parts.tracker = CardTracker(frame_size=camera.size, zones=zones)
             where = {"replay": f"replay {camera.path}", "opencv": f"opencv device {camera.device}",

@@ -1,0 +1,129 @@
+"""Defocus: how blurred a frame is, and the frame sharpened back when it is.
+
+A camera a little out of focus (a Pi camera's fixed lens set for another height, a phone
+that focused on the chips) softens every index until its thin strokes fall under the glyph
+finder's contrast floor and rank and suit run together. Blurred by a Gaussian of 1.5 pixels
+(of a 1067-pixel-high photo), the EPFL dev photos read 98 of 163 cards instead of 159
+(vision/training/README.md, "Out-of-focus frames sharpened back"). Sharpening every frame
+would not do: the focused Roboflow webcam photos lose cards to the halos (857 -> 700). So the
+blur is measured first, and only a frame clearly softer than a focused photo is sharpened,
+by an unsharp mask as wide as the blur it has beyond a focused photo's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.candidates import working_scale
+
+__all__ = [
+    "SHARP_SIGMA",
+    "SHARPEN_FROM",
+    "SHARPEN_BELOW",
+    "SHARPENED_MIN_CONFIDENCE",
+    "FocusMeter",
+    "blur_sigma",
+    "refocus",
+]
+
+# What a focused photo measures (working-scale pixels): the dev photos of both sets, as taken,
+# measure 0.96-1.03 (EPFL) and 0.88-1.3 (Roboflow, whose webcam shots are soft).
+SHARP_SIGMA = 0.99
+# Frames measuring this or more are sharpened: no dev photo as taken (at 1.15, the 18 softest
+# Roboflow dev photos were, and lost 8 cards); every EPFL dev photo blurred by 1.5 pixels does.
+SHARPEN_FROM = 1.3
+# ... and read as they are from this blur up: sharpened that far, a small club reads as a spade
+# (Roboflow dev blurred to 2.1-2.3 read five such cards, the drawn 10C of the tests 10S at 0.84
+# from 2.1), where unsharpened they read nothing. Beyond it the camera needs focusing.
+SHARPEN_BELOW = 2.0
+# A sharpened frame names a card only this sure of it: below, its suit is a guess (a drawn 10C
+# read 10S at 0.61 at 1.9; Roboflow dev blurred 1.35-1.9 read a JH and a 10H at 0.64-0.73 that
+# are not there), where a focused frame's floor is vision.detection.DEFAULT_MIN_CONFIDENCE.
+SHARPENED_MIN_CONFIDENCE = 0.8
+# The unsharp mask's radius, per pixel of blur beyond a focused photo's, and how much of the
+# difference it adds back: chosen on the dev photos blurred by 1 and 2 pixels (before the
+# band and floor above: EPFL 146 -> 159 and 40 -> 122 cards, Roboflow 730 -> 856).
+SHARPEN_RADIUS = 1.5
+SHARPEN_AMOUNT = 3.0
+# Edges are measured where the grey range within this share of the shorter side is at least
+# MIN_EDGE levels: ink on paper, a card on the table, not the table's grain.
+EDGE_WINDOW = 0.015
+MIN_EDGE = 60
+# The sharpest edges decide (this quantile of gradient over range): most edges of a frame are
+# turned, shaded or soft by nature, but a focused frame always has some crisp ones.
+SHARPEST = 0.99
+# Fewer edge pixels than this (a blank table) say nothing about focus.
+MIN_EDGE_PIXELS = 50
+
+
+def blur_sigma(image: np.ndarray) -> float:
+    """The frame's blur as a Gaussian's sigma in pixels at the recogniser's working scale
+    (``vision.candidates.working_scale``); 0.0 when it shows no edge to measure.
+
+    A step of height H blurred by sigma has its steepest slope at H / (sigma * sqrt(2 pi)), so
+    the sharpest edges' slope over their height gives sigma, whatever their contrast. Costs
+    about 2-3 ms on a 1280x720 frame on one core (all uint8 OpenCV passes).
+    """
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError("blur_sigma expects a BGR image array of shape (h, w, 3)")
+    grey = cv2.cvtColor(np.ascontiguousarray(image, np.uint8), cv2.COLOR_BGR2GRAY)
+    scale = working_scale(image.shape)
+    if scale < 1.0:
+        grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    side = max(5, int(EDGE_WINDOW * min(grey.shape)) | 1)
+    window = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
+    height = cv2.morphologyEx(grey, cv2.MORPH_GRADIENT, window)
+    # Sobel's 3x3 derivative is 8 times the slope; a quarter of it, the central difference, is
+    # twice the slope and never above the edge's height.
+    dx = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), alpha=0.25)
+    dy = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3), alpha=0.25)
+    ratio = cv2.divide(cv2.max(dx, dy), height, scale=255)
+    edges = np.greater_equal(height, MIN_EDGE).view(np.uint8)
+    hist = cv2.calcHist([ratio], [0], edges, [256], [0, 256]).ravel()
+    total = np.cumsum(hist)
+    if total[-1] < MIN_EDGE_PIXELS:
+        return 0.0
+    slope = (int(np.searchsorted(total, SHARPEST * total[-1])) + 0.5) / 255.0 / 2.0
+    return 1.0 / (math.sqrt(2.0 * math.pi) * slope)
+
+
+def refocus(image: np.ndarray, sigma: float | None = None) -> np.ndarray:
+    """``image`` itself when it is about as sharp as a focused photo or too blurred to sharpen
+    safely, else a sharpened copy.
+
+    ``sigma`` is the frame's ``blur_sigma`` when the caller has it (a camera's focus holds from
+    one frame to the next, see ``FocusMeter``); None measures this frame.
+    """
+    if sigma is None:
+        sigma = blur_sigma(image)
+    if not SHARPEN_FROM <= sigma < SHARPEN_BELOW:
+        return image
+    beyond = math.sqrt(sigma * sigma - SHARP_SIGMA * SHARP_SIGMA)
+    radius = SHARPEN_RADIUS * beyond / working_scale(image.shape)
+    soft = cv2.GaussianBlur(image, (0, 0), radius)
+    return cv2.addWeighted(image, 1.0 + SHARPEN_AMOUNT, soft, -SHARPEN_AMOUNT, 0.0)
+
+
+class FocusMeter:
+    """A camera's blur, measured again every ``every`` frames rather than on each one.
+
+    The lens's focus does not change between two frames, and measuring costs 2-3 ms of a
+    frame's 25 ms budget; at 30 fps the default measures once a second, so a camera knocked
+    out of focus is caught within a second.
+    """
+
+    def __init__(self, every: int = 30) -> None:
+        if every < 1:
+            raise ValueError(f"a focus meter measures every 1 frame or more, got {every}")
+        self.every = every
+        self._count = 0
+        self._sigma = 0.0
+
+    def __call__(self, image: np.ndarray) -> float:
+        if self._count % self.every == 0:
+            self._sigma = blur_sigma(image)
+        self._count += 1
+        return self._sigma
