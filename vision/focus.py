@@ -32,8 +32,8 @@ __all__ = [
 # What a focused photo measures (working-scale pixels): the dev photos of both sets, as taken,
 # measure 0.96-1.03 (EPFL) and 0.88-1.3 (Roboflow, whose webcam shots are soft).
 SHARP_SIGMA = 0.99
-# Frames measuring this or more are sharpened: no dev photo as taken (at 1.15, the 18 softest
-# Roboflow dev photos were, and lost 8 cards); every EPFL dev photo blurred by 1.5 pixels does.
+# Frames measuring this or more are sharpened: dev as taken reads the same cards (at 1.15 the
+# 18 softest Roboflow dev photos were, and lost 8); every EPFL dev photo blurred by 1.5 does.
 SHARPEN_FROM = 1.3
 # ... and read as they are from this blur up: sharpened that far, a small club reads as a spade
 # (Roboflow dev blurred to 2.1-2.3 read five such cards, the drawn 10C of the tests 10S at 0.84
