@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from test_vision_detection import three_cards
 
 import vision.detection
 import vision.focus
@@ -22,17 +23,12 @@ from vision.focus import (
     blur_sigma,
     refocus,
 )
-from vision.training.synth import place, render_card
 
 
 def scene(scale: float = 0.35) -> np.ndarray:
-    """Three drawn cards, turned, on a grainy table (1280x720)."""
-    rng = np.random.default_rng(0)
-    img = np.clip(np.full((720, 1280, 3), (60, 110, 150), np.float32)
-                  + rng.normal(0, 4, (720, 1280, 3)), 0, 255).astype(np.uint8)
-    for k, (rank, suit) in enumerate(((5, 2), (9, 0), (11, 1))):
-        place(img, render_card(rank, suit), (1280 * (k + 1) / 4, 360), 15 + 25 * k, scale)
-    return img
+    """Three drawn cards, turned, on a grainy table (1280x720), smaller than the detection
+    tests' so that blur reaches their indices."""
+    return three_cards(15, scale=scale)
 
 
 def blurred(img: np.ndarray, sigma: float) -> np.ndarray:
