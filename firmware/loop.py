@@ -30,6 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from engine.records import LogError
+from firmware.focus_watch import FocusWatch
 from firmware.notify import Notifier, Watchdog
 from firmware.store import EventStore, StoreError
 from firmware.table import (
@@ -51,6 +52,7 @@ from hardware.palette import Palette
 from hardware.render import Frame, Renderer
 from hardware.state import BoardState, board_state_from_game
 from hardware.strip import LedStrip
+from vision.focus import FocusMeter
 from vision.sources import CameraUnavailableError, FrameSource
 from vision.tracker import CameraLost, Seen, TableEvent
 from vision.zones import TableZones
@@ -129,7 +131,8 @@ class DeviceLoop:
                  rng: random.Random | None = None,
                  on_feedback: Callable[[Feedback], None] | None = None,
                  pace: Callable[[float], None] = time.sleep, frame_timeout: float = 0.02,
-                 unknown: UnknownWatch | None = None, hub: Hub | None = None) -> None:
+                 unknown: UnknownWatch | None = None, focus: FocusWatch | None = None,
+                 hub: Hub | None = None) -> None:
         if source is not None and (recognise is None or tracker is None):
             raise ValueError("a camera source needs a recognise function and a tracker")
         self.store, self.flow, self.strip, self.renderer = store, flow, strip, renderer
@@ -145,6 +148,7 @@ class DeviceLoop:
         self.pace = pace
         self.frame_timeout = frame_timeout
         self.unknown = unknown or UnknownWatch()
+        self.focus = focus or FocusWatch()
         self.frames_pushed = 0
         self.turns = 0
         self._shown: BoardState | None = None
@@ -239,9 +243,19 @@ class DeviceLoop:
         except Exception as exc:  # a recogniser bug must not stop the scoring
             self._tell(Feedback("notice", f"recogniser failed on frame {frame.index}: {exc}"))
             return list(self.tracker.update(now, None))
+        self._watch_focus()
         items: list[TableInput] = list(self.tracker.update(now, detections))
         items += self.unknown.update(now, detections, self.tracker.zones)
         return items
+
+    def _watch_focus(self) -> None:
+        """Tells the players when the lens needs turning: the device's recogniser
+        (``vision.detection.CameraRecogniser``) measures the camera's blur as it reads."""
+        meter = getattr(self.recognise, "focus", None)
+        if isinstance(meter, FocusMeter):
+            said = self.focus.update(meter)
+            if said is not None:
+                self._tell(Feedback("notice", said))
 
     def _buttons(self, now: float) -> list[TableInput]:
         actions: list[TableInput] = []
@@ -352,7 +366,8 @@ class DeviceLoop:
         store, game = self.store, self.store.game
         rev = revision(store)
         palette = self.renderer.palette
-        key = (rev, self._told, self.flow.manual, self.source is not None, palette.sides)
+        focus = self.focus.state if self.source is not None else "unknown"
+        key = (rev, self._told, self.flow.manual, self.source is not None, focus, palette.sides)
         if key == self._published:
             return
         # The match history is a query over every stored game: only when a game ends or
@@ -365,6 +380,7 @@ class DeviceLoop:
             game=game, lines=store.lines, rev=rev, players=self.flow.players,
             rules=self.flow.rules, colours=palette.sides, feedback=tuple(self._recent),
             matches=self._history, camera=self.source is not None, manual=self.flow.manual,
+            camera_focus=focus,
             limits=BoardLimits(layout.tracks, layout.shared, layout.game_hole),
             status=self._recent[-1][1] if self._recent else "")))
         self._published = key

@@ -23,11 +23,13 @@ CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.exists():
     pytest.skip("no /usr/bin/chromium (apt install chromium)", allow_module_level=True)
 
+from test_vision_focus import blurred, scene  # noqa: E402
 from webrig import PIN, Device  # noqa: E402
 
 from engine.simulate import simulate_game  # noqa: E402
 from firmware.commands.demo import Step, table_script  # noqa: E402
 from firmware.web.server import WebServer, create_app  # noqa: E402
+from vision.focus import FocusMeter  # noqa: E402
 
 pytestmark = pytest.mark.slow
 expect = sync_api.expect
@@ -174,4 +176,30 @@ def test_a_game_on_the_phone_page(table: tuple[Device, str], page: Any, tmp_path
     expect(page.locator(".badge").filter(has_text="won")).to_have_count(1)
     expect(page.locator("#match")).to_contain_text(f"Game 1: {device.store.game.winner} won")
     shots(page, "07-game-over")
+
+    # The lens knocked out of focus: after three blurred measures the page says so and
+    # opens the hand entry; three sharp ones later it is a camera again.
+    page.locator("#manual-box").evaluate("box => { box.open = false; }")
+    expect(page.locator("#camera-state")).to_have_text("camera on")
+    device.loop.recognise = Lens(blurred(scene(), 3.0))
+    device.play([Step()] * 3)
+    expect(page.locator("#camera-state")).to_have_text("camera out of focus")
+    expect(page.locator("#manual-box")).to_have_attribute("open", "")
+    expect(page.locator("#status")).to_contain_text("turn the lens")
+    shots(page, "08-out-of-focus")
+    device.loop.recognise = Lens(scene())
+    device.play([Step()] * 3)
+    expect(page.locator("#camera-state")).to_have_text("camera on")
     assert all(p.stat().st_size > 10_000 for p in shots.taken)
+
+
+class Lens:
+    """The device's recogniser seeing no card, with its focus meter measuring ``image``
+    (the camera's own frames here are blank) on every frame."""
+
+    def __init__(self, image: Any) -> None:
+        self.image, self.focus = image, FocusMeter(every=1)
+
+    def __call__(self, frame: Any) -> list[Any]:
+        self.focus(self.image)
+        return []

@@ -72,9 +72,11 @@ def test_patch_puts_rank_on_top() -> None:
         assert span[0] == pytest.approx(16.5, abs=1.5)
 
 
-def test_rejects_grey_images() -> None:
-    with pytest.raises(ValueError, match="BGR"):
+def test_rejects_grey_and_float_images() -> None:
+    with pytest.raises(ValueError, match="^find_candidates expects a BGR"):
         find_candidates(np.zeros((10, 10), np.uint8))
+    with pytest.raises(ValueError, match="^find_candidates expects uint8"):
+        find_candidates(np.zeros((10, 10, 3), np.float32))
 
 
 @pytest.mark.parametrize("shape", [(720, 1280), (5, 7), (1, 1)])

@@ -148,10 +148,14 @@ def test_hand_is_not_a_card() -> None:
 
 
 def test_rejects_bad_images() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^recognise expects a BGR image .* got shape"):
         recognise(np.zeros((10, 10), np.uint8))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^recognise expects uint8 pixels, got float32"):
         recognise(np.zeros((10, 10, 3), np.float32))
+    with pytest.raises(ValueError, match="^recognise expects a frame with pixels"):
+        recognise(np.zeros((0, 10, 3), np.uint8))
+    with pytest.raises(ValueError, match="got list"):
+        recognise([[0, 0, 0]])  # type: ignore[arg-type]
 
 
 UNSURE = (CORROBORATED_FLOOR + DEFAULT_MIN_CONFIDENCE) / 2

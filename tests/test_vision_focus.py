@@ -22,6 +22,7 @@ from vision.focus import (
     FocusMeter,
     blur_sigma,
     refocus,
+    sharpens,
 )
 
 
@@ -93,8 +94,11 @@ def test_a_given_measure_is_used_instead_of_measuring(monkeypatch: pytest.Monkey
 
 
 def test_not_an_image_is_refused() -> None:
-    with pytest.raises(ValueError, match="BGR"):
+    with pytest.raises(ValueError, match="^blur_sigma expects a BGR"):
         blur_sigma(np.zeros((10, 10), np.uint8))
+    # Not cast to uint8 and measured: a float frame of 0-1 would measure as black.
+    with pytest.raises(ValueError, match="^blur_sigma expects uint8 pixels, got float32"):
+        blur_sigma(np.zeros((10, 10, 3), np.float32))
 
 
 def test_the_meter_measures_once_every_so_many_frames(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -162,3 +166,9 @@ def test_real_photos_out_of_focus_are_read_again() -> None:
     assert all(conf >= SHARPENED_MIN_CONFIDENCE for conf in confidences)
     assert right >= 0.75 * labelled
     assert right >= right_as_is + 0.2 * labelled
+
+
+def test_the_band_that_is_sharpened() -> None:
+    assert not sharpens(SHARPEN_FROM - 0.01)
+    assert sharpens(SHARPEN_FROM) and sharpens(SHARPEN_BELOW - 0.01)
+    assert not sharpens(SHARPEN_BELOW)

@@ -67,9 +67,12 @@ def test_an_aspect_that_does_not_widen_is_refused(aspect: float) -> None:
         recognise_photo(table((120, 160)), aspects=(aspect,))
 
 
-def test_not_an_image_is_refused() -> None:
-    with pytest.raises(ValueError, match="BGR"):
+def test_not_an_image_is_refused_in_the_callers_name() -> None:
+    # The photo's blur is measured before it is read: the error still names recognise_photo.
+    with pytest.raises(ValueError, match="^recognise_photo expects a BGR"):
         recognise_photo(np.zeros((10, 10), np.uint8))
+    with pytest.raises(ValueError, match="^recognise_photo expects uint8 pixels, got float64"):
+        recognise_photo(np.zeros((10, 10, 3)))
 
 
 # --- Cards every other reading agrees on (recognise stubbed: one reading per photo width) ---

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.frames import check_frame
 from vision.screen import load_screen
 
 __all__ = [
@@ -411,8 +412,7 @@ def find_candidates(image: np.ndarray, *, screen: bool = True) -> IndexCandidate
     drops the patches that cannot be an index; training code that harvests
     hard negatives for the CNN or the screen itself asks for every candidate.
     """
-    if image.ndim != 3 or image.shape[2] != 3:
-        raise ValueError(f"expected a BGR image of shape (h, w, 3), got {image.shape}")
+    check_frame(image, "find_candidates")
     scale = working_scale(image.shape)
     work = image
     if scale < 1.0:

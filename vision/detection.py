@@ -21,7 +21,8 @@ import numpy as np
 from engine.cards import Card
 from vision.candidates import IndexCandidates, find_candidates
 from vision.classifier import MODEL_PATH, PatchScores, ScoreAdjuster, classify
-from vision.focus import SHARPENED_MIN_CONFIDENCE, FocusMeter, refocus
+from vision.focus import SHARPENED_MIN_CONFIDENCE, FocusMeter, blur_sigma, refocus, sharpens
+from vision.frames import check_frame
 from vision.geometry import points_in_quad
 from vision.whole_cards import corner_patches, find_card_quads, read_card
 
@@ -177,14 +178,11 @@ def recognise(
     frame's ``vision.focus.blur_sigma`` where the caller knows it (a camera's, measured now
     and then: ``CameraRecogniser``); None measures this frame.
     """
-    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
-        raise ValueError("recognise expects a BGR image array of shape (h, w, 3)")
-    if image.dtype != np.uint8:
-        raise ValueError(f"recognise expects uint8 pixels, got {image.dtype}")
-    focused = refocus(image, blur)
-    if focused is not image:
+    check_frame(image, "recognise")
+    sigma = blur_sigma(image) if blur is None else blur
+    if sharpens(sigma):
+        image = refocus(image, sigma)
         min_confidence = max(min_confidence, SHARPENED_MIN_CONFIDENCE)
-    image = focused
     detections: list[Detection] = []
     outlines: list[np.ndarray] = []
     named: set[Card] = set()

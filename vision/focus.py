@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from vision.candidates import working_scale
+from vision.frames import check_frame
 
 __all__ = [
     "SHARP_SIGMA",
@@ -27,6 +28,7 @@ __all__ = [
     "FocusMeter",
     "blur_sigma",
     "refocus",
+    "sharpens",
 ]
 
 # What a focused photo measures (working-scale pixels): the dev photos of both sets, as taken,
@@ -67,9 +69,8 @@ def blur_sigma(image: np.ndarray) -> float:
     the sharpest edges' slope over their height gives sigma, whatever their contrast. Costs
     about 2-3 ms on a 1280x720 frame on one core (all uint8 OpenCV passes).
     """
-    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
-        raise ValueError("blur_sigma expects a BGR image array of shape (h, w, 3)")
-    grey = cv2.cvtColor(np.ascontiguousarray(image, np.uint8), cv2.COLOR_BGR2GRAY)
+    check_frame(image, "blur_sigma")
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     scale = working_scale(image.shape)
     if scale < 1.0:
         grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -90,6 +91,12 @@ def blur_sigma(image: np.ndarray) -> float:
     return 1.0 / (math.sqrt(2.0 * math.pi) * slope)
 
 
+def sharpens(sigma: float) -> bool:
+    """Whether a frame of this ``blur_sigma`` is sharpened (and so held to the higher floor,
+    ``SHARPENED_MIN_CONFIDENCE``) before it is read."""
+    return SHARPEN_FROM <= sigma < SHARPEN_BELOW
+
+
 def refocus(image: np.ndarray, sigma: float | None = None) -> np.ndarray:
     """``image`` itself when it is about as sharp as a focused photo or too blurred to sharpen
     safely, else a sharpened copy.
@@ -99,7 +106,7 @@ def refocus(image: np.ndarray, sigma: float | None = None) -> np.ndarray:
     """
     if sigma is None:
         sigma = blur_sigma(image)
-    if not SHARPEN_FROM <= sigma < SHARPEN_BELOW:
+    if not sharpens(sigma):
         return image
     beyond = math.sqrt(sigma * sigma - SHARP_SIGMA * SHARP_SIGMA)
     radius = SHARPEN_RADIUS * beyond / working_scale(image.shape)
@@ -112,7 +119,9 @@ class FocusMeter:
 
     The lens's focus does not change between two frames, and measuring costs 2-3 ms of a
     frame's 25 ms budget; at 30 fps the default measures once a second, so a camera knocked
-    out of focus is caught within a second.
+    out of focus is caught within a second. The device loop reads ``sigma`` and
+    ``measurements`` to tell the players when the lens needs turning
+    (``firmware.focus_watch``).
     """
 
     def __init__(self, every: int = 30) -> None:
@@ -121,9 +130,21 @@ class FocusMeter:
         self.every = every
         self._count = 0
         self._sigma = 0.0
+        self._measurements = 0
 
     def __call__(self, image: np.ndarray) -> float:
         if self._count % self.every == 0:
             self._sigma = blur_sigma(image)
+            self._measurements += 1
         self._count += 1
         return self._sigma
+
+    @property
+    def sigma(self) -> float:
+        """The latest measure (0.0 before the first frame, or on a frame with no edges)."""
+        return self._sigma
+
+    @property
+    def measurements(self) -> int:
+        """How many frames have been measured: a watcher counts new measures by it."""
+        return self._measurements

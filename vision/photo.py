@@ -28,6 +28,7 @@ import numpy as np
 from vision.classifier import MODEL_PATH, ScoreAdjuster
 from vision.detection import DEFAULT_MIN_CONFIDENCE, Detection, index_centres, recognise
 from vision.focus import blur_sigma
+from vision.frames import check_frame
 
 __all__ = ["recognise_photo", "PHOTO_ASPECTS", "ASPECT_MARGIN", "AGREED_CONFIDENCE"]
 
@@ -117,12 +118,12 @@ def recognise_photo(
     for aspect in aspects:
         if not 1.0 < aspect <= 4.0:
             raise ValueError(f"a photo is widened by 1-4 times its width, got aspect {aspect}")
+    check_frame(image, "recognise_photo")
     # Every reading is sharpened as the photo is (vision.focus): widening softens edges
     # across, which is no lens's blur.
     blur = blur_sigma(image)
     readings = [recognise(image, min_confidence=min_confidence, model_path=model_path, deck=deck,
                           blur=blur)]
-    # recognise has checked the array; a widened copy keeps its height and channels.
     height, width = image.shape[:2]
     for aspect in aspects:
         wide = cv2.resize(image, (round(width * aspect), height), interpolation=cv2.INTER_LINEAR)

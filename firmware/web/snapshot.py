@@ -75,6 +75,8 @@ class TableView:
     matches: Sequence[Any] = ()
     camera: bool = False
     manual: bool = False
+    # firmware.focus_watch.FocusState: "out of focus" once the players have been told so.
+    camera_focus: str = "unknown"
     limits: BoardLimits = field(default_factory=BoardLimits)
     status: str = ""
 
@@ -140,6 +142,7 @@ def table_snapshot(view: TableView) -> dict[str, Any]:
         "history": [_match(m) for m in list(view.matches)[-10:]][::-1],
         "feedback": [{"kind": k, "text": t} for k, t in list(view.feedback)[::-1]],
         "camera": view.camera,
+        "camera_focus": view.camera_focus,
         "manual": view.manual,
         "settings": {
             "players": list(view.players),

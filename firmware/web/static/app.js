@@ -22,6 +22,7 @@ let picked = [];         // cards picked for a spread
 let claimPoints = 0;
 let settingsShownFor = null;  // the settings the form was last filled from
 let cameraSeen = null;
+let blurredSeen = false;  // whether the camera was last shown out of focus
 
 const $ = (id) => document.getElementById(id);
 
@@ -188,7 +189,13 @@ function drawManual(t) {
     cameraSeen = t.camera;
     if (!t.camera) $("manual-box").open = true;
   }
-  $("camera-state").textContent = t.camera ? (t.manual ? "camera lost" : "camera on") : "no camera";
+  const blurred = t.camera_focus === "out of focus";
+  if (blurredSeen !== blurred) {
+    blurredSeen = blurred;  // an out-of-focus camera misses cards: offer the hand entry
+    if (blurred) $("manual-box").open = true;
+  }
+  $("camera-state").textContent = !t.camera ? "no camera" : t.manual ? "camera lost"
+    : blurred ? "camera out of focus" : "camera on";
   const mode = document.querySelector("input[name=mode]:checked").value;
   const zones = [...t.players, mode === "lay" ? "starter" : "crib"];
   if (zoneAuto || !zones.includes(zone)) {

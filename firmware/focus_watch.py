@@ -1,0 +1,84 @@
+"""Tells the players when the camera's lens is out of focus, and when it is sharp again.
+
+A lens that drifts or is knocked out of focus makes the board stop seeing cards without a
+word: blurred by 2 pixels the EPFL dev photos read 40 of 163 cards, by 3 pixels none
+(vision/training/README.md, "Out-of-focus frames sharpened back"). A soft frame is
+sharpened back (``vision.focus``), but past ``SHARPEN_BELOW`` the recogniser reads frames
+as they are, so that is where the players are told to turn the lens. The recogniser already
+measures the blur now and then (``vision.focus.FocusMeter``); this only watches its measure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from vision.focus import SHARPEN_BELOW, SHARPEN_FROM, FocusMeter
+
+__all__ = ["FocusState", "FocusWatch", "focus_state"]
+
+FocusState = Literal["unknown", "sharp", "soft", "out of focus"]
+
+
+def focus_state(sigma: float) -> FocusState:
+    """What one blur measure (``vision.focus.blur_sigma``) says of the lens.
+
+    0.0 is a frame with no edge to measure (a bare table, a dark room): it says nothing.
+    "soft" frames are sharpened before they are read and still read most cards.
+    """
+    if sigma <= 0.0:
+        return "unknown"
+    if sigma < SHARPEN_FROM:
+        return "sharp"
+    if sigma < SHARPEN_BELOW:
+        return "soft"
+    return "out of focus"
+
+
+@dataclass
+class FocusWatch:
+    """Says "camera out of focus" once ``readings`` measures in a row find it so, and "in
+    focus again" once as many find it not; a measure of nothing changes nothing.
+
+    One measure is not enough: a camera being knocked, or a hand passing just under the
+    lens, blurs a frame or two of an otherwise sharp camera. At the meter's default of one
+    measure every 30 frames, 3 readings are about 3 seconds at 30 fps.
+    """
+
+    readings: int = 3
+
+    def __post_init__(self) -> None:
+        if self.readings < 1:
+            raise ValueError(f"a focus watch needs 1 reading or more, got {self.readings}")
+        self._seen = 0
+        self._streak = 0
+        self._out = False
+        self._last: FocusState = "unknown"
+
+    @property
+    def state(self) -> FocusState:
+        """"out of focus" once said (until said otherwise), else the latest measure's state."""
+        return "out of focus" if self._out else self._last
+
+    def update(self, meter: FocusMeter) -> str | None:
+        """What to tell the players, if anything, after the meter's latest measure."""
+        if meter.measurements == self._seen:
+            return None  # no new measure since the last frame
+        self._seen = meter.measurements
+        sigma = meter.sigma
+        state = focus_state(sigma)
+        if state == "unknown":
+            return None
+        if state != "out of focus":
+            self._last = state
+        if (state == "out of focus") == self._out:
+            self._streak = 0
+            return None
+        self._streak += 1
+        if self._streak < self.readings:
+            return None
+        self._out, self._streak = not self._out, 0
+        if self._out:
+            return (f"camera out of focus (blur {sigma:.1f} px): turn the lens until the card "
+                    "corners look crisp; until then cards may go unseen: enter them by hand")
+        return "camera in focus again"

@@ -1,0 +1,140 @@
+"""The device telling the players when its camera is out of focus (firmware.focus_watch),
+from the blur the device's recogniser measures on real (drawn) frames."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from test_vision_focus import blurred, scene
+
+from firmware.commands.demo import ScriptedTracker, SteppedClock
+from firmware.focus_watch import FocusWatch, focus_state
+from firmware.loop import DeviceLoop
+from firmware.store import EventStore
+from firmware.table import Feedback, TableFlow
+from firmware.web.hub import Hub
+from hardware.layout import per_side_tracks
+from hardware.render import Renderer
+from hardware.strips.simulator import SimulatorStrip
+from vision.detection import CameraRecogniser
+from vision.focus import SHARPEN_BELOW, SHARPEN_FROM, FocusMeter
+from vision.sources import Frame
+
+
+@pytest.fixture(scope="module")
+def frames() -> dict[str, np.ndarray]:
+    """A focused drawn table at the camera's 1280x720, the same a little soft, the same far
+    out of focus, and a bare table."""
+    sharp = scene()
+    return {"sharp": sharp, "soft": blurred(sharp, 1.2), "out": blurred(sharp, 3.0),
+            "bare": np.full_like(sharp, 120)}
+
+
+def test_the_frames_measure_as_their_names_say(frames: dict[str, np.ndarray]) -> None:
+    meter = FocusMeter(every=1)
+    assert [focus_state(meter(frames[k])) for k in ("sharp", "soft", "out", "bare")] == \
+        ["sharp", "soft", "out of focus", "unknown"]
+
+
+def test_focus_states_follow_the_sharpening_band() -> None:
+    assert focus_state(0.0) == "unknown"
+    assert focus_state(SHARPEN_FROM - 0.01) == "sharp"
+    assert focus_state(SHARPEN_FROM) == "soft"
+    assert focus_state(SHARPEN_BELOW) == "out of focus"
+
+
+def watch_over(watch: FocusWatch, meter: FocusMeter, shown: list[np.ndarray]) -> list[str | None]:
+    said = []
+    for image in shown:
+        meter(image)
+        said.append(watch.update(meter))
+    return said
+
+
+def test_out_of_focus_is_said_once_after_three_measures_in_a_row(
+        frames: dict[str, np.ndarray]) -> None:
+    watch, meter = FocusWatch(readings=3), FocusMeter(every=1)
+    sharp, out = frames["sharp"], frames["out"]
+    said = watch_over(watch, meter, [sharp, out, out, sharp, out, out, out, out, out])
+    # A knock (two blurred frames) says nothing; three in a row do, once.
+    assert [s is not None for s in said] == [False] * 6 + [True, False, False]
+    assert said[6] is not None and said[6].startswith("camera out of focus (blur ")
+    assert "by hand" in said[6]
+    assert watch.state == "out of focus"
+    back = watch_over(watch, meter, [sharp, sharp, frames["soft"]])
+    assert back == [None, None, "camera in focus again"]
+    assert watch.state == "soft"
+
+
+def test_a_bare_table_neither_breaks_nor_makes_a_streak(frames: dict[str, np.ndarray]) -> None:
+    watch, meter = FocusWatch(readings=2), FocusMeter(every=1)
+    out, bare = frames["out"], frames["bare"]
+    said = watch_over(watch, meter, [out, bare, bare, out])
+    assert said[:3] == [None, None, None] and said[3] is not None
+    assert watch_over(watch, meter, [bare] * 5) == [None] * 5
+    assert watch.state == "out of focus"
+
+
+def test_only_new_measures_count(frames: dict[str, np.ndarray]) -> None:
+    # Measured once every 10 frames: 25 blurred frames are three measures, not 25.
+    watch, meter = FocusWatch(readings=3), FocusMeter(every=10)
+    said = watch_over(watch, meter, [frames["out"]] * 25)
+    assert [k for k, s in enumerate(said) if s is not None] == [20]
+
+
+def test_a_watch_that_never_decides_is_refused() -> None:
+    with pytest.raises(ValueError, match="1 reading"):
+        FocusWatch(readings=0)
+
+
+class FilmedCamera:
+    """A camera that delivers the given frames in turn and moves the clock a frame on."""
+
+    def __init__(self, clock: SteppedClock, images: list[np.ndarray]) -> None:
+        self.clock, self.images, self.index = clock, images, 0
+
+    def read(self, timeout: float = 0.5) -> Frame | None:
+        if self.index >= len(self.images):
+            self.clock.advance(timeout)
+            return None
+        self.clock.advance(1 / 30)
+        self.index += 1
+        return Frame(self.images[self.index - 1], self.clock(), self.index)
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_device_tells_the_players_and_the_page(
+        tmp_path: Path, frames: dict[str, np.ndarray]) -> None:
+    clock = SteppedClock()
+    store = EventStore.open(tmp_path / "events.sqlite3", clock=clock)
+    layout = per_side_tracks(3)
+    hub, said = Hub(), list[Feedback]()
+    shown = [frames["sharp"]] * 2 + [frames["out"]] * 3 + [frames["sharp"]] * 3
+    # The device's own recogniser, measuring every frame so that the test stays short.
+    loop = DeviceLoop(store=store, flow=TableFlow(("Ann", "Bob")), strip=SimulatorStrip(layout),
+                      renderer=Renderer(layout), clock=clock, source=FilmedCamera(clock, shown),
+                      recognise=CameraRecogniser(every=1), tracker=ScriptedTracker(),
+                      on_feedback=said.append, hub=hub)
+    loop.start()
+
+    def page() -> dict[str, Any]:
+        latest = hub.latest
+        assert latest is not None
+        return dict(json.loads(latest.text))
+
+    states = []
+    for _ in shown:
+        loop.step()
+        states.append(page()["camera_focus"])
+    assert states == ["sharp"] * 4 + ["out of focus"] * 3 + ["sharp"]
+    camera = [f.text for f in said if f.kind == "notice" and f.text.startswith("camera")]
+    assert len(camera) == 2
+    assert camera[0].startswith("camera out of focus") and camera[1] == "camera in focus again"
+    assert page()["feedback"][0] == {"kind": "notice", "text": "camera in focus again"}
+    store.close()
