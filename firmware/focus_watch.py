@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from vision.focus import SHARPEN_BELOW, SHARPEN_FROM, FocusMeter
+from vision.focus import SHARPEN_BELOW, FocusMeter, sharpens
 
 __all__ = ["FocusState", "FocusWatch", "focus_state"]
 
@@ -28,11 +28,9 @@ def focus_state(sigma: float) -> FocusState:
     """
     if sigma <= 0.0:
         return "unknown"
-    if sigma < SHARPEN_FROM:
-        return "sharp"
-    if sigma < SHARPEN_BELOW:
-        return "soft"
-    return "out of focus"
+    if sigma >= SHARPEN_BELOW:
+        return "out of focus"
+    return "soft" if sharpens(sigma) else "sharp"
 
 
 @dataclass

@@ -243,6 +243,7 @@ class CameraRecogniser:
         self.focus = FocusMeter(every)
 
     def __call__(self, image: np.ndarray) -> list[Detection]:
+        check_frame(image, "CameraRecogniser")  # before the meter, which would name itself
         return recognise(image, min_confidence=self.min_confidence, model_path=self.model_path,
                          deck=self.deck, blur=self.focus(image))
 

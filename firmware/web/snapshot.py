@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from engine.cards import Card
 from engine.game import Game
 from engine.rules import Rules
+from firmware.focus_watch import FocusState
 
 __all__ = ["TableView", "BoardLimits", "table_snapshot", "revision", "hex_colour",
            "SCORE_NAMES"]
@@ -75,8 +76,8 @@ class TableView:
     matches: Sequence[Any] = ()
     camera: bool = False
     manual: bool = False
-    # firmware.focus_watch.FocusState: "out of focus" once the players have been told so.
-    camera_focus: str = "unknown"
+    # "out of focus" once the players have been told so (firmware.focus_watch).
+    camera_focus: FocusState = "unknown"
     limits: BoardLimits = field(default_factory=BoardLimits)
     status: str = ""
 
