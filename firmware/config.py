@@ -33,10 +33,13 @@ __all__ = [
 CAMERA_SOURCES = ("picamera2", "opencv", "replay")
 # Which [camera] keys each source takes: the keyword arguments of vision.sources.open_source.
 _CAMERA_KEYS = {
-    "picamera2": {"size"},
-    "opencv": {"size", "device"},
-    "replay": {"size", "path", "fps", "loop"},
+    "picamera2": {"size", "watch"},
+    "opencv": {"size", "watch", "device"},
+    "replay": {"size", "watch", "path", "fps", "loop"},
 }
+# How far the watch stream's shape may differ from the frame's (rounding to even pixels):
+# zones are drawn in frame pixels and must land on the same table in the watch stream.
+_WATCH_SHAPE_TOLERANCE = 0.02
 _TABLES = ("game", "rules", "board", "buttons", "camera", "zones", "store", "voice", "web")
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]
@@ -48,10 +51,16 @@ class DeviceConfigError(ConfigError):
 
 @dataclass(frozen=True)
 class CameraConfig:
-    """``[camera]``: which ``vision.sources`` backend and its options."""
+    """``[camera]``: which ``vision.sources`` backend and its options.
+
+    ``size`` is the full-resolution frame cards are read from (and the pixels ``[zones]``
+    are drawn in); ``watch`` the small stream watched for movement, the same view
+    shrunk (None: a quarter of ``size`` each way).
+    """
 
     source: str = "opencv"
     size: tuple[int, int] = (1280, 720)
+    watch: tuple[int, int] | None = None
     device: int | str = 0
     path: Path | None = None
     fps: float = 30.0
@@ -61,9 +70,17 @@ class CameraConfig:
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments for ``vision.sources.open_source(self.source, ...)``."""
-        everything: dict[str, Any] = {"size": self.size, "device": self.device,
+        everything: dict[str, Any] = {"size": self.size, "watch": self.watch_size,
+                                      "device": self.device,
                                       "path": self.path, "fps": self.fps, "loop": self.loop}
         return {key: everything[key] for key in sorted(_CAMERA_KEYS[self.source])}
+
+    @property
+    def watch_size(self) -> tuple[int, int]:
+        """The watch stream's size: the configured one, else a quarter of ``size``."""
+        from vision.sources import default_watch_size
+
+        return self.watch or default_watch_size(self.size)
 
 
 @dataclass(frozen=True)
@@ -244,6 +261,24 @@ def _size(name: str, where: str, value: Any) -> tuple[int, int]:
     return (value[0], value[1])
 
 
+def _watch(name: str, value: Any, size: tuple[int, int]) -> tuple[int, int]:
+    """The watch stream: smaller than the frame and of its shape, so zones hold on both."""
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(type(v) is int and v > 0 for v in value)):
+        raise DeviceConfigError(f"{name}: [camera] watch must be [width, height] in pixels "
+                                f"(the small stream watched for movement), not {value!r}")
+    width, height = value
+    if width > size[0] or height > size[1]:
+        raise DeviceConfigError(f"{name}: [camera] watch {width}x{height} is larger than size "
+                                f"{size[0]}x{size[1]}: it is the small stream, e.g. "
+                                f"[{size[0] // 4}, {size[1] // 4}]")
+    if abs(width / height / (size[0] / size[1]) - 1) > _WATCH_SHAPE_TOLERANCE:
+        raise DeviceConfigError(f"{name}: [camera] watch {width}x{height} does not have the "
+                                f"shape of size {size[0]}x{size[1]}: it must be the same view "
+                                f"shrunk, e.g. [{size[0] // 4}, {size[1] // 4}]")
+    return (width, height)
+
+
 def _camera(name: str, data: Mapping[str, Any], base: Path) -> CameraConfig:
     source = data.get("source", "opencv")
     if source not in CAMERA_SOURCES:
@@ -257,6 +292,8 @@ def _camera(name: str, data: Mapping[str, Any], base: Path) -> CameraConfig:
     values: dict[str, Any] = {"source": source}
     if "size" in data:
         values["size"] = _size(name, "camera", data["size"])
+    if "watch" in data:
+        values["watch"] = _watch(name, data["watch"], values.get("size", CameraConfig.size))
     if "device" in data:
         device = data["device"]
         if not (type(device) is int and device >= 0) and not (isinstance(device, str) and device):

@@ -54,12 +54,15 @@ from hardware.state import BoardState, board_state_from_game
 from hardware.strip import LedStrip
 from vision.focus import FocusMeter
 from vision.sources import CameraUnavailableError, FrameSource
+from vision.sources import Frame as CameraFrame
 from vision.tracker import CameraLost, Seen, TableEvent
 from vision.zones import TableZones
 
-__all__ = ["DeviceLoop", "Panel", "Tracker", "Recogniser", "UnknownWatch"]
+__all__ = ["DeviceLoop", "Panel", "Tracker", "Recogniser", "Reader", "UnknownWatch"]
 
 Recogniser = Callable[[Any], Sequence[Seen]]
+# Reads a whole camera Frame (both its streams): ``vision.motion.StreamReader``.
+Reader = Callable[[CameraFrame], Sequence[Seen]]
 
 
 class Panel(Protocol):
@@ -119,7 +122,9 @@ class DeviceLoop:
     ``on_feedback`` receives every piece of feedback after it is acted on (the
     ``run`` command prints them). ``pace`` waits between turns when there is
     no camera to wait on (tests pass a function that moves their fake clock).
-    ``hub`` connects the phone page (see the module docstring).
+    ``hub`` connects the phone page (see the module docstring). ``reader`` reads each
+    frame where the table changed (``vision.motion.StreamReader``, the device's way, which
+    calls ``recognise`` on those regions); without it ``recognise`` reads every whole frame.
     """
 
     def __init__(self, *, store: EventStore, flow: TableFlow, strip: LedStrip,
@@ -132,12 +137,13 @@ class DeviceLoop:
                  on_feedback: Callable[[Feedback], None] | None = None,
                  pace: Callable[[float], None] = time.sleep, frame_timeout: float = 0.02,
                  unknown: UnknownWatch | None = None, focus: FocusWatch | None = None,
-                 hub: Hub | None = None) -> None:
+                 hub: Hub | None = None, reader: Reader | None = None) -> None:
         if source is not None and (recognise is None or tracker is None):
             raise ValueError("a camera source needs a recognise function and a tracker")
         self.store, self.flow, self.strip, self.renderer = store, flow, strip, renderer
         self.clock = clock
         self.source, self.recognise, self.tracker = source, recognise, tracker
+        self.reader = reader
         self.panel = panel
         self.controls = controls or Controls()
         self.voice = voice or Voice.off()
@@ -239,7 +245,8 @@ class DeviceLoop:
             return list(self.tracker.update(now, None))
         assert self.recognise is not None
         try:
-            detections = list(self.recognise(frame.image))
+            detections = list(self.reader(frame) if self.reader is not None
+                              else self.recognise(frame.image))
         except Exception as exc:  # a recogniser bug must not stop the scoring
             self._tell(Feedback("notice", f"recogniser failed on frame {frame.index}: {exc}"))
             return list(self.tracker.update(now, None))

@@ -28,7 +28,7 @@ def test_no_file_gives_defaults_that_run_on_a_laptop() -> None:
     assert config.rules.target == 121 and config.rules_json == {}
     assert config.board.backend == "simulator"
     assert config.camera.source == "opencv" and config.camera.options() == \
-        {"device": 0, "size": (1280, 720)}
+        {"device": 0, "size": (1280, 720), "watch": (320, 180)}
     assert config.store.path == Path("/home/ann/.local/share/cribbage-board/events.sqlite3")
     assert config.voice.enabled is False
     assert config.zones.seats == () and config.zones.crib is None
@@ -39,7 +39,7 @@ def test_the_shipped_example_loads(tmp_path: Path) -> None:
     assert config.source == EXAMPLE
     assert config.players == ("Ann", "Bob")
     assert config.camera.source == "picamera2" and config.camera.options() == \
-        {"size": (1280, 720)}
+        {"size": (2304, 1296), "watch": (576, 324)}
     assert len(config.zones.seats) == 2 and config.zones.starter is not None
     assert config.buttons.pins["go"] == 17
     assert config.store.path == Path("/var/lib/cribbage-board/events.sqlite3")
@@ -78,6 +78,14 @@ def test_rules_and_players_reach_the_engine(tmp_path: Path) -> None:
     ('[camera]\nsource = "replay"\n', "[camera] source 'replay' needs path"),
     ('[camera]\nsize = [640]\n', "[camera] size must be [width, height] in pixels, not [640]"),
     ('[camera]\nzoom = 2\n', "[camera] unknown key 'zoom'"),
+    ('[camera]\nwatch = "small"\n', "[camera] watch must be [width, height] in pixels "
+                                    "(the small stream watched for movement), not 'small'"),
+    ('[camera]\nsize = [2304, 1296]\nwatch = [4608, 2592]\n',
+     "[camera] watch 4608x2592 is larger than size 2304x1296: it is the small stream, "
+     "e.g. [576, 324]"),
+    ('[camera]\nsize = [2304, 1296]\nwatch = [640, 480]\n',
+     "[camera] watch 640x480 does not have the shape of size 2304x1296: it must be the same "
+     "view shrunk, e.g. [576, 324]"),
     ('[zones]\nseats = [[[0, 0], [10, 0], [10, 10]]]\n',
      "[zones] seats needs one polygon per player (2, in [game] players order), got 1"),
     ('[zones]\ncrib = [[0, 0], [10, 0]]\n', "[zones] crib must be a polygon of at least 3"),
@@ -107,7 +115,7 @@ def test_replay_camera_path_is_relative_to_the_config(tmp_path: Path) -> None:
     config = parse_device_config({"camera": {"source": "replay", "path": "frames", "loop": True}},
                                  base=tmp_path)
     assert config.camera.options() == {"fps": 30.0, "loop": True, "path": tmp_path / "frames",
-                                       "size": (1280, 720)}
+                                       "size": (1280, 720), "watch": (320, 180)}
 
 
 def test_config_values_are_frozen() -> None:

@@ -121,11 +121,15 @@ def test_an_unplugged_camera_raises_on_read() -> None:
 
 
 class FakePicamera2:
+    """picamera2's calls as the source makes them: a main and a lores stream, captured as a
+    pair; the lores YUV420 array is the luminance plane over the chroma, rows padded to a
+    stride of 64 as libcamera pads them."""
+
     def __init__(self) -> None:
         self.config: dict | None = None
 
-    def create_preview_configuration(self, main: dict) -> dict:
-        return {"main": main}
+    def create_preview_configuration(self, main: dict, lores: dict | None = None) -> dict:
+        return {"main": main, "lores": lores}
 
     def configure(self, config: dict) -> None:
         self.config = config
@@ -133,8 +137,17 @@ class FakePicamera2:
     def start(self) -> None:
         pass
 
-    def capture_array(self) -> np.ndarray:
-        return np.zeros((720, 1280, 3), np.uint8)
+    def capture_arrays(self, names: list[str]) -> tuple[list[np.ndarray], dict]:
+        assert self.config is not None and names == ["main", "lores"]
+        width, height = self.config["main"]["size"]
+        main = np.zeros((height, width, 3), np.uint8)
+        main[:, width // 2:] = 200
+        small_w, small_h = self.config["lores"]["size"]
+        stride = -(-small_w // 64) * 64
+        lores = np.full((small_h * 3 // 2, stride), 128, np.uint8)
+        lores[:small_h, :small_w] = 0
+        lores[:small_h, small_w // 2:small_w] = 200
+        return [main, lores], {}
 
     def stop(self) -> None:
         pass
@@ -143,13 +156,27 @@ class FakePicamera2:
         pass
 
 
-def test_picamera2_source_configures_rgb888_and_reads() -> None:
+def test_picamera2_source_configures_main_and_lores_and_reads_both() -> None:
+    camera = FakePicamera2()
+    source = Picamera2Source(size=(2304, 1296), watch=(576, 324), camera_factory=lambda: camera)
+    try:
+        frame = source.read(timeout=2)
+        assert frame is not None and frame.image.shape == (1296, 2304, 3)
+        assert camera.config == {"main": {"format": "RGB888", "size": (2304, 1296)},
+                                 "lores": {"format": "YUV420", "size": (576, 324)}}
+        # The watch image is the luminance plane alone, cut out of the stride's padding.
+        assert frame.watch is not None and frame.watch.shape == (324, 576)
+        assert int(frame.watch[0, 0]) == 0 and int(frame.watch[0, 575]) == 200
+    finally:
+        source.close()
+
+
+def test_picamera2_lores_defaults_to_a_quarter_of_the_frame() -> None:
     camera = FakePicamera2()
     source = Picamera2Source(camera_factory=lambda: camera)
     try:
-        frame = source.read(timeout=2)
-        assert frame is not None and frame.image.shape == (720, 1280, 3)
-        assert camera.config == {"main": {"format": "RGB888", "size": (1280, 720)}}
+        assert camera.config is not None
+        assert camera.config["lores"] == {"format": "YUV420", "size": (320, 180)}
     finally:
         source.close()
 
@@ -162,3 +189,41 @@ def test_picamera2_missing_names_the_apt_package() -> None:
             Picamera2Source()
     else:  # pragma: no cover - only on a Pi
         pytest.skip("picamera2 is installed here")
+
+
+def write_table_images(folder: Path, count: int, size: tuple[int, int]) -> None:
+    """Hi-res frames of a table: dark cloth with a white card that moves right each frame."""
+    folder.mkdir()
+    for i in range(count):
+        image = np.full((size[1], size[0], 3), (40, 90, 30), np.uint8)
+        cv2.rectangle(image, (100 + 200 * i, 300), (260 + 200 * i, 530), (255, 255, 255), -1)
+        cv2.imwrite(str(folder / f"table_{i:02d}.png"), image)
+
+
+def test_replay_of_a_hi_res_folder_gives_the_full_frame_and_a_quarter_watch(
+        tmp_path: Path) -> None:
+    write_table_images(tmp_path / "hires", 3, (2304, 1296))
+    frames = list(open_source("replay", path=tmp_path / "hires"))
+    assert [f.image.shape for f in frames] == [(1296, 2304, 3)] * 3
+    assert [f.watch.shape for f in frames if f.watch is not None] == [(324, 576)] * 3
+    # The same view shrunk: the card's left edge sits a quarter as far in.
+    watch = frames[1].watch
+    assert watch is not None and int(watch[100, 74]) < 100 < int(watch[100, 78])
+
+
+def test_replay_of_a_video_gives_both_streams_at_the_configured_sizes(tmp_path: Path) -> None:
+    path = tmp_path / "table.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30, (1920, 1080))
+    assert writer.isOpened()
+    for i in range(4):
+        image = np.full((1080, 1920, 3), (40, 90, 30), np.uint8)
+        cv2.rectangle(image, (100 + 200 * i, 300), (260 + 200 * i, 530), (255, 255, 255), -1)
+        writer.write(image)
+    writer.release()
+    source = open_source("replay", path=path, size=(1920, 1080), watch=(480, 270), fps=30)
+    frames = list(source)
+    source.close()
+    assert len(frames) == 4
+    assert all(f.image.shape == (1080, 1920, 3) for f in frames)
+    assert all(f.watch is not None and f.watch.shape == (270, 480) for f in frames)
+    assert [f.at for f in frames] == pytest.approx([0, 1 / 30, 2 / 30, 3 / 30])

@@ -29,10 +29,13 @@ import numpy.typing as npt
 
 __all__ = [
     "Frame", "FrameSource", "CameraUnavailableError", "SourceError", "open_source", "SOURCES",
-    "ReplaySource", "OpenCVSource", "Picamera2Source", "IMAGE_SUFFIXES",
+    "ReplaySource", "OpenCVSource", "Picamera2Source", "IMAGE_SUFFIXES", "VIDEO_SUFFIXES",
+    "default_watch_size", "watch_image",
 ]
 
 Image = npt.NDArray[np.uint8]
+# The watch stream is this many times smaller than the full frame unless the config says.
+WATCH_DIVISOR = 4
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".mjpeg")
 
@@ -52,11 +55,36 @@ class CameraUnavailableError(OSError):
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """One BGR frame (OpenCV's order) with the time it was taken, in seconds."""
+    """One BGR frame (OpenCV's order) with the time it was taken, in seconds.
+
+    ``image`` is the full-resolution frame, the one cards are read from. ``watch`` is the
+    same view as a small grey image (picamera2's ``lores`` stream, or a downscaled copy),
+    cheap enough to compare every frame for movement; None where a source has none, and
+    ``watch_image`` makes one. Callers that want one image use ``image``.
+    """
 
     image: Image
     at: float
     index: int
+    watch: Image | None = None
+
+
+def default_watch_size(size: tuple[int, int]) -> tuple[int, int]:
+    """A quarter of ``size`` each way, in even pixels (what camera pipelines accept)."""
+    return (max(2, size[0] // WATCH_DIVISOR // 2 * 2), max(2, size[1] // WATCH_DIVISOR // 2 * 2))
+
+
+def watch_image(image: Image, size: tuple[int, int]) -> Image:
+    """The small grey copy of a BGR frame that movement is watched on.
+
+    Shrunk before it is greyed, so the cost is the shrink's (area averaging also takes
+    the sensor's noise out, which would otherwise look like movement).
+    """
+    import cv2
+
+    small = image if (image.shape[1], image.shape[0]) == size else cv2.resize(
+        image, size, interpolation=cv2.INTER_AREA)
+    return cast(Image, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
 
 
 class FrameSource(Protocol):
@@ -77,19 +105,22 @@ class FrameSource(Protocol):
 class ReplaySource:
     """Frames from a folder of images (in name order) or a video file: demos, tests, benchmarks.
 
-    Timestamps are ``index / fps`` so a replay behaves the same on any machine.
+    Timestamps are ``index / fps`` so a replay behaves the same on any machine. Each frame
+    comes at ``size`` (the recording's own when None) with its ``watch`` copy at ``watch``
+    (a quarter of the frame when None), as a camera's two streams do.
     """
 
     name = "replay"
 
     def __init__(self, path: str | Path, *, fps: float = 30.0, loop: bool = False,
-                 size: tuple[int, int] | None = None) -> None:
+                 size: tuple[int, int] | None = None,
+                 watch: tuple[int, int] | None = None) -> None:
         import cv2
 
         self.path = Path(path)
         if fps <= 0:
             raise SourceError(f"replay fps must be positive, not {fps!r}")
-        self.fps, self.loop, self.size = fps, loop, size
+        self.fps, self.loop, self.size, self.watch = fps, loop, size, watch
         self._cv2 = cv2
         self._index = 0
         self._video: Any = None
@@ -118,7 +149,9 @@ class ReplaySource:
         if self.size is not None and (image.shape[1], image.shape[0]) != self.size:
             image = cast(Image, self._cv2.resize(image, self.size,
                                                  interpolation=self._cv2.INTER_AREA))
-        frame = Frame(image, self._index / self.fps, self._index)
+        shape = (image.shape[1], image.shape[0])
+        watch = watch_image(image, self.watch or default_watch_size(shape))
+        frame = Frame(image, self._index / self.fps, self._index, watch)
         self._index += 1
         return frame
 
@@ -156,10 +189,11 @@ class _Grabber:
     Only the newest frame is kept: the loop wants what the table looks like now.
     """
 
-    def __init__(self, source: str, grab: Callable[[], Image | None],
+    def __init__(self, source: str, grab: Callable[[], tuple[Image, Image] | None],
                  clock: Callable[[], float]) -> None:
         self._source, self._grab, self._clock = source, grab, clock
-        self._frames: queue.Queue[tuple[Image, float] | BaseException] = queue.Queue(maxsize=1)
+        self._frames: queue.Queue[tuple[Image, Image, float] | BaseException] = queue.Queue(
+            maxsize=1)
         self._stop = threading.Event()
         self._count = 0
         self._thread = threading.Thread(target=self._run, name=f"camera-{source}", daemon=True)
@@ -169,11 +203,11 @@ class _Grabber:
         failures = 0
         while not self._stop.is_set():
             try:
-                image = self._grab()
+                images = self._grab()
             except Exception as exc:  # the camera library's own errors: report, stop
                 self._offer(exc)
                 return
-            if image is None:
+            if images is None:
                 failures += 1
                 if failures >= 30:  # a second of nothing at 30 fps: unplugged
                     self._offer(CameraUnavailableError(self._source, "the camera stopped "
@@ -182,9 +216,9 @@ class _Grabber:
                 time.sleep(0.03)
                 continue
             failures = 0
-            self._offer((image, self._clock()))
+            self._offer((*images, self._clock()))
 
-    def _offer(self, item: tuple[Image, float] | BaseException) -> None:
+    def _offer(self, item: tuple[Image, Image, float] | BaseException) -> None:
         try:
             self._frames.get_nowait()
         except queue.Empty:
@@ -200,9 +234,9 @@ class _Grabber:
             if isinstance(item, CameraUnavailableError):
                 raise item
             raise CameraUnavailableError(self._source, str(item)) from item
-        image, at = item
+        image, watch, at = item
         self._count += 1
-        return Frame(image, at, self._count - 1)
+        return Frame(image, at, self._count - 1, watch)
 
     def stop(self) -> None:
         self._stop.set()
@@ -220,6 +254,7 @@ class OpenCVSource:
     name = "opencv"
 
     def __init__(self, device: int | str = 0, *, size: tuple[int, int] = (1280, 720),
+                 watch: tuple[int, int] | None = None,
                  capture_factory: Callable[[int | str], Any] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         import cv2
@@ -232,11 +267,15 @@ class OpenCVSource:
                 "video group?)")
         self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
         self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+        # A webcam has one stream: the watch copy is shrunk from it on the camera's thread.
+        self._watch = watch or default_watch_size(size)
         self._grabber = _Grabber("opencv", self._grab, clock)
 
-    def _grab(self) -> Image | None:
+    def _grab(self) -> tuple[Image, Image] | None:
         ok, image = self._capture.read()
-        return cast(Image, image) if ok else None
+        if not ok:
+            return None
+        return cast(Image, image), watch_image(cast(Image, image), self._watch)
 
     def read(self, timeout: float = 0.5) -> Frame | None:
         return self._grabber.read(timeout)
@@ -253,11 +292,17 @@ class Picamera2Source:
     towards the board's edge on a Pi 4. Install ``sudo apt install
     python3-picamera2`` and make the virtualenv with ``--system-site-packages``
     so it is visible; it is not installable from PyPI.
+
+    Two streams come from the one sensor readout, as picamera2 configures them: ``main``
+    at ``size`` (RGB888, read for cards) and ``lores`` at ``watch`` (YUV420, whose
+    luminance plane is the grey image watched for movement; a Pi 4's ISP gives ``lores``
+    only in YUV).
     """
 
     name = "picamera2"
 
     def __init__(self, *, size: tuple[int, int] = (1280, 720),
+                 watch: tuple[int, int] | None = None,
                  camera_factory: Callable[[], Any] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         if camera_factory is None:
@@ -269,16 +314,28 @@ class Picamera2Source:
                     "python3-picamera2, and make the virtualenv with --system-site-packages"
                 ) from exc
             camera_factory = module.Picamera2
+        self._watch = watch or default_watch_size(size)
         try:
             self._camera = camera_factory()
             config = self._camera.create_preview_configuration(
-                {"format": "RGB888", "size": tuple(size)})
+                main={"format": "RGB888", "size": tuple(size)},
+                lores={"format": "YUV420", "size": self._watch})
             self._camera.configure(config)
             self._camera.start()
         except Exception as exc:  # libcamera reports a missing sensor in many ways
             raise CameraUnavailableError("picamera2", f"the camera did not start: {exc}") from exc
-        # picamera2's "RGB888" arrays are laid out B, G, R: OpenCV's order already.
-        self._grabber = _Grabber("picamera2", self._camera.capture_array, clock)
+        self._grabber = _Grabber("picamera2", self._grab, clock)
+
+    def _grab(self) -> tuple[Image, Image]:
+        """Both streams of one request, so the watched and the read frame are one moment.
+
+        picamera2's "RGB888" arrays are laid out B, G, R: OpenCV's order already. A YUV420
+        array is the luminance plane (``height`` rows) over the chroma, rows padded to the
+        stride: the top-left ``watch`` pixels are the grey image.
+        """
+        (main, lores), _ = self._camera.capture_arrays(["main", "lores"])
+        width, height = self._watch
+        return main, np.ascontiguousarray(lores[:height, :width])
 
     def read(self, timeout: float = 0.5) -> Frame | None:
         return self._grabber.read(timeout)

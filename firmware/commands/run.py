@@ -51,6 +51,7 @@ class Parts:
         self.strip: Any = None
         self.source: Any = None
         self.recognise: Any = None
+        self.reader: Any = None
         self.tracker: Any = None
         self.panel: Any = None
         self.voice: Any = None
@@ -83,6 +84,7 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
 
         if "camera" in config.configured:
             from vision.detection import CameraRecogniser
+            from vision.motion import StreamReader
             from vision.sources import open_source
             from vision.tracker import CardTracker
 
@@ -97,6 +99,9 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
                 except DeckError as exc:
                     raise ValueError(f"config [camera] deck: {exc}") from None
             parts.recognise = CameraRecogniser(deck=profile)
+            # Watch the small stream, read the full frame only where the table changed.
+            parts.reader = StreamReader(parts.recognise, frame_size=camera.size,
+                                        watch_size=camera.watch_size)
             zones = _zones(config)
             parts.tracker = CardTracker(frame_size=camera.size, zones=zones)
             where = {"replay": f"replay {camera.path}", "opencv": f"opencv device {camera.device}",
@@ -104,7 +109,9 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             calibrated = "zones calibrated" if zones is not None else \
                 "zones NOT calibrated: cards are seen but not placed"
             taught = f", taught deck {camera.deck}" if camera.deck is not None else ""
-            parts.lines.append(f"camera: {where} ({camera.size[0]}x{camera.size[1]}, "
+            watch = camera.watch_size
+            parts.lines.append(f"camera: {where} ({camera.size[0]}x{camera.size[1]} read where "
+                               f"the table changes, watched at {watch[0]}x{watch[1]}, "
                                f"{calibrated}{taught})")
         else:
             parts.lines.append("camera: none (no [camera] table): buttons and manual entry only")
@@ -207,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
                                                       seats=config.players),
                           strip=parts.strip, renderer=renderer, clock=clock,
                           source=parts.source, recognise=parts.recognise, tracker=parts.tracker,
+                          reader=parts.reader,
                           panel=parts.panel, controls=controls, voice=parts.voice,
                           notifier=notifier, watchdog=Watchdog.from_environ(clock=clock),
                           on_feedback=tell, hub=hub)

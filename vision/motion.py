@@ -1,0 +1,255 @@
+"""Reads the table only where it changed: the device's two-resolution way of watching.
+
+Reading a whole full-resolution frame costs tens of milliseconds on a Pi; a table where
+nothing moves should cost almost nothing. So ``ChangeWatcher`` compares each frame's
+small grey ``watch`` image, cell by cell, with the one before (is anything moving?) and
+with the settled table (has anything changed?). A region that changed and has stopped
+moving for ``still_frames`` frames (the hand has gone) is handed on, once; a hand that
+passes over and leaves the table as it was changes nothing, so nothing is read.
+
+``StreamReader`` reads those regions from the full-resolution frame, padded to whole
+cards, and keeps every other card's last reading, so the tracker still gets the full set
+of detections each frame (a card taken away is a change too: its region is read empty).
+What lies still in view when the reader starts is the table, not a laid card: printed
+cards on a play mat, a card box. Its readings are remembered as *table art* and never
+reported, wherever a later reading finds them in the same place.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from engine.cards import Card
+from vision.frames import check_frame
+from vision.sources import Frame, default_watch_size, watch_image
+from vision.tracker import Seen
+from vision.zones import centroid
+
+__all__ = ["WatchSettings", "Region", "ChangeWatcher", "StreamReader", "Box", "Shifted"]
+
+Image = npt.NDArray[np.uint8]
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels, x1 and y1 excluded
+Point = tuple[float, float]
+Corners = tuple[Point, Point, Point, Point]
+Recognise = Callable[[Image], Sequence[Seen]]
+
+
+@dataclass(frozen=True, slots=True)
+class WatchSettings:
+    """What counts as movement and as change, in the watch stream's grey levels.
+
+    A cell is ``cell`` watch pixels square and its level is the mean grey change over it,
+    which averages the sensor's noise away: a card laid, or a hand, moves a cell by tens of
+    levels; noise and a flicker of light by one or two.
+    """
+
+    cell: int = 8
+    motion_level: float = 6.0  # mean change from the frame before: the cell is moving
+    change_level: float = 10.0  # mean change from the settled table: the cell has changed
+    still_frames: int = 3  # frames without movement before a change is read (hand gone)
+    card_fraction: float = 0.125  # a card's long side as a share of the frame's height
+
+    def __post_init__(self) -> None:
+        if self.cell < 1 or self.still_frames < 1:
+            raise ValueError(f"cell and still_frames must be at least 1: {self!r}")
+        if not (self.motion_level > 0 and self.change_level > 0):
+            raise ValueError(f"motion_level and change_level must be positive: {self!r}")
+        if not 0 < self.card_fraction <= 1:
+            raise ValueError(f"card_fraction must be a share of the frame, not "
+                             f"{self.card_fraction!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A part of the watch image to read again, in watch pixels; ``whole`` for the first
+    reading of the table, when there was no settled table to compare with."""
+
+    box: Box
+    whole: bool = False
+
+
+class ChangeWatcher:
+    """Follows the watch stream; ``update`` says which regions to read now (usually none).
+
+    >>> watcher = ChangeWatcher((576, 324))
+    """
+
+    def __init__(self, size: tuple[int, int], *, settings: WatchSettings | None = None) -> None:
+        self.size = size
+        self.settings = settings or WatchSettings()
+        cell = self.settings.cell
+        self._grid = (max(1, size[0] // cell), max(1, size[1] // cell))
+        self._reference: npt.NDArray[np.float32] | None = None  # the settled table, per cell
+        self._previous: npt.NDArray[np.float32] | None = None
+        self._moved = np.full((self._grid[1], self._grid[0]), -1_000_000, np.int64)
+        self._count = 0
+        self.busy = False  # something changed and is not settled yet
+
+    def update(self, watch: Image) -> list[Region]:
+        """One frame's grey watch image; the regions that changed and are now still."""
+        if watch.ndim != 2 or (watch.shape[1], watch.shape[0]) != self.size:
+            raise ValueError(f"ChangeWatcher expects a grey {self.size[0]}x{self.size[1]} "
+                             f"watch image, got shape {watch.shape}")
+        cells = cv2.resize(watch, self._grid, interpolation=cv2.INTER_AREA).astype(np.float32)
+        self._count += 1
+        previous, self._previous = self._previous, cells
+        if previous is not None:
+            self._moved[np.abs(cells - previous) > self.settings.motion_level] = self._count
+        still = self._count - self._moved >= self.settings.still_frames
+        if self._reference is None:
+            self.busy = True
+            if previous is None or not still.all():
+                return []
+            self._reference = cells.copy()
+            self.busy = False
+            return [Region((0, 0, *self.size), whole=True)]
+        changed = np.abs(cells - self._reference) > self.settings.change_level
+        if not changed.any():
+            self.busy = False
+            return []
+        return self._settled(changed, still, cells)
+
+    def _settled(self, changed: npt.NDArray[np.bool_], still: npt.NDArray[np.bool_],
+                 cells: npt.NDArray[np.float32]) -> list[Region]:
+        """The changed areas with no movement in or next to them, settled into the table."""
+        grown = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
+        cell = self.settings.cell
+        regions: list[Region] = []
+        self.busy = False
+        for label in range(1, count):
+            x, y, w, h = (int(v) for v in stats[label, :4])
+            area = labels[y:y + h, x:x + w] == label
+            if not still[y:y + h, x:x + w][area].all():
+                self.busy = True
+                continue
+            self._reference[y:y + h, x:x + w][area] = cells[y:y + h, x:x + w][area]  # type: ignore[index]
+            regions.append(Region((x * cell, y * cell, min(self.size[0], (x + w) * cell),
+                                   min(self.size[1], (y + h) * cell))))
+        return regions
+
+
+@dataclass(frozen=True, slots=True)
+class Shifted:
+    """A detection read in a crop, carried into full-frame pixels (``Detection``'s fields)."""
+
+    card: Card | None
+    corners: Corners
+    confidence: float
+
+
+@dataclass(slots=True)
+class _Reading:
+    """What ``StreamReader`` knows: the settled detections, and the table's own art."""
+
+    cards: list[Seen] = field(default_factory=list)
+    art: list[Seen] = field(default_factory=list)
+
+
+class StreamReader:
+    """``reader(frame) -> detections``: the full set for every frame, read where it changed.
+
+    ``recognise`` reads a full-resolution BGR image (``vision.detection.CameraRecogniser``);
+    it is called on padded crops of the changed regions only, and once on the whole frame
+    when the table first settles, which is when the table's art is learnt. ``reads`` and
+    ``pixels_read`` count the work, for tests and benchmarks.
+    """
+
+    def __init__(self, recognise: Recognise, *, frame_size: tuple[int, int],
+                 watch_size: tuple[int, int] | None = None,
+                 settings: WatchSettings | None = None, learn_art: bool = True) -> None:
+        self.recognise = recognise
+        self.frame_size = frame_size
+        self.watch_size = watch_size or default_watch_size(frame_size)
+        self.watcher = ChangeWatcher(self.watch_size, settings=settings)
+        self.card_px = self.watcher.settings.card_fraction * frame_size[1]
+        self.learn_art = learn_art
+        self.reads = 0
+        self.pixels_read = 0
+        self._reading = _Reading()
+
+    @property
+    def art(self) -> tuple[Seen, ...]:
+        """The table's own readings (printed cards, a card box): never reported."""
+        return tuple(self._reading.art)
+
+    @property
+    def focus(self) -> object:
+        """The recogniser's focus meter, for the loop's focus watch."""
+        return getattr(self.recognise, "focus", None)
+
+    def __call__(self, frame: Frame) -> list[Seen]:
+        image = frame.image
+        check_frame(image, "StreamReader")
+        if (image.shape[1], image.shape[0]) != self.frame_size:
+            raise ValueError(f"StreamReader expects {self.frame_size[0]}x{self.frame_size[1]} "
+                             f"frames ([camera] size), got {image.shape[1]}x{image.shape[0]}")
+        watch = frame.watch if frame.watch is not None else watch_image(image, self.watch_size)
+        for region in self.watcher.update(watch):
+            self._read(image, region)
+        return list(self._reading.cards)
+
+    def _read(self, image: Image, region: Region) -> None:
+        core, box = self._boxes(region)
+        x0, y0, x1, y1 = box
+        found = [_shift(seen, x0, y0) for seen in self.recognise(image[y0:y1, x0:x1])]
+        self.reads += 1
+        self.pixels_read += (x1 - x0) * (y1 - y0)
+        found = [seen for seen in found if _inside(centroid(seen.corners), core)
+                 and self._physical(seen)]
+        reading = self._reading
+        if region.whole and self.learn_art:
+            reading.art = found
+            reading.cards = []
+            return
+        # The table's art seen again where it was stays art; art no longer seen is gone.
+        art_here = [a for a in reading.art if _inside(centroid(a.corners), core)]
+        kept_art = [a for a in art_here if any(self._same_place(a, s) for s in found)]
+        reading.art = [a for a in reading.art if a not in art_here] + kept_art
+        found = [s for s in found if not any(self._same_place(a, s) for a in reading.art)]
+        reading.cards = [s for s in reading.cards
+                         if not _inside(centroid(s.corners), core)] + found
+
+    def _boxes(self, region: Region) -> tuple[Box, Box]:
+        """The changed region in frame pixels grown by half a card (every card whose centre
+        lies in it), and that grown by half a card again (those cards whole)."""
+        sx = self.frame_size[0] / self.watch_size[0]
+        sy = self.frame_size[1] / self.watch_size[1]
+        x0, y0, x1, y1 = region.box
+        half = math.ceil(self.card_px / 2)
+        core = self._clip((int(x0 * sx) - half, int(y0 * sy) - half,
+                           math.ceil(x1 * sx) + half, math.ceil(y1 * sy) + half))
+        box = self._clip((core[0] - half, core[1] - half, core[2] + half, core[3] + half))
+        return core, box
+
+    def _clip(self, box: Box) -> Box:
+        w, h = self.frame_size
+        return (max(0, box[0]), max(0, box[1]), min(w, box[2]), min(h, box[3]))
+
+    def _physical(self, seen: Seen) -> bool:
+        """Whether a reading has the size of a card lying on this table (an outline
+        between half and twice a card's expected length): a card's index alone, or a
+        picture card's face read as a small card, is no card laid."""
+        long_side = max(math.dist(seen.corners[k], seen.corners[(k + 1) % 4]) for k in range(4))
+        return 0.5 * self.card_px <= long_side <= 2.0 * self.card_px
+
+    def _same_place(self, art: Seen, seen: Seen) -> bool:
+        """Whether ``seen`` lies where a piece of the table's art lies (a third of a card)."""
+        return math.dist(centroid(art.corners), centroid(seen.corners)) <= self.card_px / 3
+
+
+def _inside(point: Point, box: Box) -> bool:
+    return box[0] <= point[0] < box[2] and box[1] <= point[1] < box[3]
+
+
+def _shift(seen: Seen, dx: int, dy: int) -> Seen:
+    c = seen.corners
+    corners: Corners = ((c[0][0] + dx, c[0][1] + dy), (c[1][0] + dx, c[1][1] + dy),
+                        (c[2][0] + dx, c[2][1] + dy), (c[3][0] + dx, c[3][1] + dy))
+    return Shifted(seen.card, corners, seen.confidence)
