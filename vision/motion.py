@@ -11,8 +11,9 @@ passes over and leaves the table as it was changes nothing, so nothing is read.
 cards, and keeps every other card's last reading, so the tracker still gets the full set
 of detections each frame (a card taken away is a change too: its region is read empty).
 What lies still in view when the reader starts is the table, not a laid card: printed
-cards on a play mat, a card box. Its readings are remembered as *table art* and never
-reported, wherever a later reading finds them in the same place.
+cards on a play mat, a card box. Its readings are remembered as *table art* and nothing
+read in the same place is ever reported (a real card laid exactly on a printed one is
+missed: a missing card can be entered by hand, a wrong one would be scored).
 """
 
 from __future__ import annotations
@@ -113,10 +114,11 @@ class ChangeWatcher:
         if not changed.any():
             self.busy = False
             return []
-        return self._settled(changed, still, cells)
+        return self._settled(changed, still, cells, self._reference)
 
     def _settled(self, changed: npt.NDArray[np.bool_], still: npt.NDArray[np.bool_],
-                 cells: npt.NDArray[np.float32]) -> list[Region]:
+                 cells: npt.NDArray[np.float32], reference: npt.NDArray[np.float32]
+                 ) -> list[Region]:
         """The changed areas with no movement in or next to them, settled into the table."""
         grown = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
         count, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
@@ -129,7 +131,7 @@ class ChangeWatcher:
             if not still[y:y + h, x:x + w][area].all():
                 self.busy = True
                 continue
-            self._reference[y:y + h, x:x + w][area] = cells[y:y + h, x:x + w][area]  # type: ignore[index]
+            reference[y:y + h, x:x + w][area] = cells[y:y + h, x:x + w][area]
             regions.append(Region((x * cell, y * cell, min(self.size[0], (x + w) * cell),
                                    min(self.size[1], (y + h) * cell))))
         return regions
@@ -208,10 +210,8 @@ class StreamReader:
             reading.art = found
             reading.cards = []
             return
-        # The table's art seen again where it was stays art; art no longer seen is gone.
-        art_here = [a for a in reading.art if _inside(centroid(a.corners), core)]
-        kept_art = [a for a in art_here if any(self._same_place(a, s) for s in found)]
-        reading.art = [a for a in reading.art if a not in art_here] + kept_art
+        # Art is the table's for good: a hand resting on the mat hides it for a while, and
+        # when the hand goes it is the same print, not cards laid.
         found = [s for s in found if not any(self._same_place(a, s) for a in reading.art)]
         reading.cards = [s for s in reading.cards
                          if not _inside(centroid(s.corners), core)] + found

@@ -1,0 +1,189 @@
+"""vision.motion: a still table costs no reading; a change is read once, when the hand has
+gone; a hand passing over reads nothing; the table's own art is never a laid card."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.cards import Card
+from vision.motion import ChangeWatcher, Region, Shifted, StreamReader, WatchSettings
+from vision.sources import Frame, watch_image
+
+SIZE = (1152, 648)  # the full frame; cards are 56x80, the 1/8 of its height the reader expects
+WATCH = (288, 162)
+CLOTH = (40, 90, 30)
+CARD_W, CARD_H = 56, 80
+
+
+def table(cards: dict[tuple[int, int], Card], *, hand: tuple[int, int] | None = None,
+          seed: int = 0) -> np.ndarray:
+    """A green cloth with paper cards (top-left corner -> card), each marked in its middle
+    with a blue level that names it, a skin-coloured hand over it, and sensor noise."""
+    image = np.full((SIZE[1], SIZE[0], 3), CLOTH, np.uint8)
+    for (x, y), card in cards.items():
+        cv2.rectangle(image, (x, y), (x + CARD_W - 1, y + CARD_H - 1), (240, 240, 240), -1)
+        cv2.rectangle(image, (x + 20, y + 30), (x + 36, y + 50), (card.index * 4, 0, 0), -1)
+    if hand is not None:
+        cv2.ellipse(image, hand, (90, 60), 0, 0, 360, (120, 150, 200), -1)
+    return add_noise(image, seed)
+
+
+def add_noise(image: np.ndarray, seed: int) -> np.ndarray:
+    """A sensor's noise: each pixel off by up to 3 levels."""
+    noise = np.random.default_rng(seed).integers(-3, 4, image.shape, dtype=np.int16)
+    return np.clip(image + noise, 0, 255).astype(np.uint8)
+
+
+class MarkReader:
+    """A recogniser for ``table``'s cards: every paper rectangle, named by its mark. Counts
+    its calls and the crops it was given."""
+
+    def __init__(self) -> None:
+        self.crops: list[tuple[int, int]] = []
+
+    def __call__(self, image: np.ndarray) -> list[Shifted]:
+        self.crops.append((image.shape[1], image.shape[0]))
+        paper = cv2.inRange(image, (200, 200, 200), (255, 255, 255))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(paper)
+        found = []
+        for label in range(1, count):
+            x, y, w, h, area = (int(v) for v in stats[label])
+            if abs(w - CARD_W) > 3 or abs(h - CARD_H) > 3:
+                continue  # a card half covered, or cut by the crop's edge, is not read
+            mark = float(image[y + 32:y + 48, x + 22:x + 34, 0].mean())
+            corners = ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
+            found.append(Shifted(Card.from_index(round(mark / 4)), corners, 0.99))
+        return found
+
+
+def frame(image: np.ndarray, index: int) -> Frame:
+    return Frame(image, index / 30, index, watch_image(image, WATCH))
+
+
+def cards_of(detections: Sequence[Shifted]) -> list[str]:
+    return sorted(str(d.card) for d in detections)
+
+
+def settle(reader: StreamReader, image: np.ndarray, start: int, frames: int = 6) -> list:
+    seen: list = []
+    for i in range(start, start + frames):
+        seen = reader(frame(add_noise(image, i + 1000), i))
+    return seen
+
+
+AS, KD, FIVE = Card.parse("AS"), Card.parse("KD"), Card.parse("5C")
+
+
+def test_a_still_table_is_read_once_at_startup_and_then_costs_no_reading() -> None:
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False)
+    laid = table({(300, 200): AS, (700, 400): KD})
+    seen = settle(reader, laid, 0, frames=40)
+    assert cards_of(seen) == ["AS", "KD"]
+    assert recognise.crops == [SIZE]  # one whole-frame read, none for 37 still frames
+    assert reader.reads == 1
+
+
+def test_a_card_laid_is_read_once_in_its_region_when_the_hand_has_gone() -> None:
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False)
+    settle(reader, table({(300, 200): AS}), 0)
+    # The hand comes in with the card, moves about for a few frames, and leaves.
+    for i, x in enumerate((860, 830, 800, 790)):
+        seen = reader(frame(table({(300, 200): AS, (700, 400): KD}, hand=(x, 440), seed=i),
+                            10 + i))
+        assert cards_of(seen) == ["AS"]  # nothing read while it moves
+    seen = settle(reader, table({(300, 200): AS, (700, 400): KD}), 20)
+    assert cards_of(seen) == ["AS", "KD"]
+    assert len(recognise.crops) == 2  # the startup read and exactly one more
+    width, height = recognise.crops[1]
+    assert width * height < SIZE[0] * SIZE[1] / 4  # a region, not the frame
+    (kd,) = [d for d in seen if d.card == KD]
+    assert kd.corners[0] == (700, 400)  # full-frame pixels, not the crop's
+
+
+def test_a_hand_passing_over_and_leaving_the_table_as_it_was_reads_nothing() -> None:
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False)
+    cards = {(300, 200): AS, (700, 400): KD}
+    settle(reader, table(cards), 0)
+    for i, x in enumerate(range(100, 1100, 60)):  # across the table, over both cards
+        seen = reader(frame(table(cards, hand=(x, 300), seed=i), 10 + i))
+        assert cards_of(seen) == ["AS", "KD"]  # the cards keep their last reading
+    seen = settle(reader, table(cards), 40)
+    assert cards_of(seen) == ["AS", "KD"]
+    assert recognise.crops == [SIZE]
+
+
+def test_a_hand_that_stops_over_the_table_is_read_and_the_table_is_read_again_after() -> None:
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False)
+    cards = {(300, 200): AS}
+    settle(reader, table(cards), 0)
+    seen = settle(reader, table(cards, hand=(330, 240)), 10)  # resting on the ace
+    assert cards_of(seen) == []
+    seen = settle(reader, table(cards), 20)
+    assert cards_of(seen) == ["AS"]
+    assert len(recognise.crops) == 3
+
+
+def test_a_card_taken_away_is_a_change_and_leaves_the_reading() -> None:
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False)
+    settle(reader, table({(300, 200): AS, (700, 400): KD, (900, 100): FIVE}), 0)
+    seen = settle(reader, table({(300, 200): AS, (900, 100): FIVE}), 10)
+    assert cards_of(seen) == ["5C", "AS"]
+    assert len(recognise.crops) == 2
+
+
+def test_what_lies_on_the_table_at_startup_is_art_and_never_reported() -> None:
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE)
+    mat = {(100, 100): AS, (200, 100): KD}  # printed on the mat
+    seen = settle(reader, table(mat), 0)
+    assert seen == [] and cards_of(reader.art) == ["AS", "KD"]
+    # A card laid next to the mat's cards is read with them; only it is reported.
+    seen = settle(reader, table({**mat, (300, 100): FIVE}), 10)
+    assert cards_of(seen) == ["5C"]
+    # A hand resting on the mat and leaving reads the mat again: still art.
+    settle(reader, table({**mat, (300, 100): FIVE}, hand=(180, 150)), 20)
+    seen = settle(reader, table({**mat, (300, 100): FIVE}), 30)
+    assert cards_of(seen) == ["5C"] and cards_of(reader.art) == ["AS", "KD"]
+
+
+def test_a_reading_that_is_no_card_sized_thing_is_left_out() -> None:
+    def tiny(image: np.ndarray) -> list[Shifted]:
+        return [Shifted(AS, ((10, 10), (20, 10), (20, 24), (10, 24)), 0.99)]
+
+    reader = StreamReader(tiny, frame_size=SIZE, learn_art=False)
+    assert settle(reader, table({}), 0) == []
+
+
+def test_the_watcher_waits_for_the_table_to_settle_before_the_first_reading() -> None:
+    watcher = ChangeWatcher(WATCH, settings=WatchSettings(still_frames=3))
+    moving = [watch_image(table({}, hand=(200 + 80 * i, 300)), WATCH) for i in range(5)]
+    assert [watcher.update(w) for w in moving] == [[]] * 5
+    still = watch_image(table({}), WATCH)
+    got = [watcher.update(still) for _ in range(4)]
+    assert got == [[], [], [], [Region((0, 0, *WATCH), whole=True)]]
+
+
+@pytest.mark.parametrize(("image", "message"), [
+    (np.zeros((162, 288, 3), np.uint8), "ChangeWatcher expects a grey 288x162 watch image, "
+                                        "got shape (162, 288, 3)"),
+    (np.zeros((100, 100), np.uint8), "got shape (100, 100)"),
+])
+def test_the_watcher_refuses_what_is_no_watch_image(image: np.ndarray, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        ChangeWatcher(WATCH).update(image)
+
+
+def test_the_reader_names_a_frame_of_the_wrong_size() -> None:
+    reader = StreamReader(MarkReader(), frame_size=(2304, 1296))
+    with pytest.raises(ValueError, match=r"expects 2304x1296 frames \(\[camera\] size\), "
+                                         r"got 1152x648"):
+        reader(frame(table({}), 0))
