@@ -187,3 +187,73 @@ def test_the_reader_names_a_frame_of_the_wrong_size() -> None:
     with pytest.raises(ValueError, match=r"expects 2304x1296 frames \(\[camera\] size\), "
                                          r"got 1152x648"):
         reader(frame(table({}), 0))
+
+
+# -- with the real recogniser: a mat printed with cards, and a real photo as the "mat" -------
+
+FULL = (2304, 1296)
+
+
+def paste(image: np.ndarray, card: Card, at: tuple[int, int], height: int) -> np.ndarray:
+    """``image`` with ``card`` drawn on it, ``height`` pixels tall, its top-left at ``at``."""
+    from vision.cardart import CardStyle, render_card
+
+    face = render_card(card, height=height, style=CardStyle())
+    out = image.copy()
+    (x, y), (h, w) = at, face.shape[:2]
+    alpha = face[:, :, 3:4].astype(np.float32) / 255
+    out[y:y + h, x:x + w] = (face[:, :, :3] * alpha + out[y:y + h, x:x + w] * (1 - alpha)
+                             ).astype(np.uint8)
+    return out
+
+
+def printed_mat() -> np.ndarray:
+    """A play mat: green felt with five cards printed on it, as large as real ones."""
+    mat = np.full((FULL[1], FULL[0], 3), (50, 110, 40), np.uint8)
+    for i, name in enumerate(("AH", "KS", "5D", "JC", "10H")):
+        mat = paste(mat, Card.parse(name), (300 + 330 * i, 250), 220)
+    return mat
+
+
+def photo_mat() -> np.ndarray:
+    """An EPFL-3000 table photo with eleven real cards, cut to the 2304x1296 frame."""
+    from vision.datasets import datasets_root
+
+    root = datasets_root()
+    path = None if root is None else root / "epfl-iapr2022-poker-3000" / "train_01.jpg"
+    if path is None or not path.exists():
+        pytest.skip("../shared/datasets/epfl-iapr2022-poker-3000 not present")
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    height = round(image.shape[0] * FULL[0] / image.shape[1])
+    image = cv2.resize(image, (FULL[0], height), interpolation=cv2.INTER_AREA)
+    top = (height - FULL[1]) // 2
+    return np.ascontiguousarray(image[top:top + FULL[1]])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("mat", "laid_at"), [
+    (printed_mat, (1000, 800)),  # below the printed row, within a card of the 5D
+    (photo_mat, (150, 450)),  # beside the photo's 3S and QS
+])
+def test_cards_of_the_table_art_are_never_reported_and_a_card_laid_is(
+        mat: object, laid_at: tuple[int, int]) -> None:
+    from vision.detection import CameraRecogniser
+
+    table_art = mat()  # type: ignore[operator]
+    recognise = CameraRecogniser()
+    reader = StreamReader(recognise, frame_size=FULL)
+
+    def show(image: np.ndarray, start: int, frames: int) -> list[list[str]]:
+        return [cards_of(reader(Frame(image, i / 30, i, watch_image(image, (576, 324)))))
+                for i in range(start, start + frames)]
+
+    assert show(table_art, 0, 5) == [[]] * 5
+    assert len(reader.art) >= 5  # the printed (or photographed) cards, read and kept
+    # A hand comes over the table, lays the seven of diamonds and goes.
+    laid = paste(table_art, Card.parse("7D"), laid_at, 220)
+    for i, x in enumerate((1400, 1100, 800, 500)):
+        hand = laid.copy()
+        cv2.ellipse(hand, (x, 700), (260, 160), 0, 0, 360, (110, 140, 190), -1)
+        assert show(hand, 10 + i, 1) == [[]]
+    assert show(laid, 20, 6)[-1] == ["7D"]
+    assert reader.reads == 2
