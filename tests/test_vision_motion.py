@@ -257,3 +257,66 @@ def test_cards_of_the_table_art_are_never_reported_and_a_card_laid_is(
         assert show(hand, 10 + i, 1) == [[]]
     assert show(laid, 20, 6)[-1] == ["7D"]
     assert reader.reads == 2
+
+
+# -- through the device loop -----------------------------------------------------------------
+
+
+class FrameList:
+    """A camera that sends the given frames, then nothing."""
+
+    name = "scripted"
+
+    def __init__(self, images: list[np.ndarray]) -> None:
+        self.frames = [frame(image, i) for i, image in enumerate(images)]
+
+    def read(self, timeout: float = 0.5) -> Frame | None:
+        return self.frames.pop(0) if self.frames else None
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_device_loop_reads_where_the_table_changed_and_the_tracker_sees_the_card(
+        tmp_path: object) -> None:
+    from pathlib import Path
+
+    from firmware.commands.demo import SteppedClock
+    from firmware.loop import DeviceLoop
+    from firmware.store import EventStore
+    from firmware.table import TableFlow
+    from hardware.layout import per_side_tracks
+    from hardware.render import Renderer
+    from hardware.strips.simulator import SimulatorStrip
+    from vision.tracker import CardAppeared, CardTracker, TableEvent
+    from vision.zones import TableZones, Zone
+
+    events: list[TableEvent] = []
+
+    class Recording(CardTracker):
+        def update(self, at: float, detections: object) -> list[TableEvent]:
+            out = super().update(at, detections)  # type: ignore[arg-type]
+            events.extend(out)
+            return out
+
+    zones = TableZones((Zone("Ann", ((0, 324), (1152, 324), (1152, 648), (0, 648))),
+                        Zone("Bob", ((0, 0), (1152, 0), (1152, 324), (0, 324)))))
+    still = [table({(300, 100): AS})] * 8
+    hand = [table({(300, 100): AS, (700, 400): KD}, hand=(x, 440), seed=x)
+            for x in (900, 860, 820)]
+    laid = [table({(300, 100): AS, (700, 400): KD}, seed=i) for i in range(10)]
+    recognise = MarkReader()
+    clock = SteppedClock()
+    layout = per_side_tracks(3)
+    store = EventStore.open(Path(str(tmp_path)) / "events.sqlite3", clock=clock)
+    loop = DeviceLoop(store=store, flow=TableFlow(("Ann", "Bob")), strip=SimulatorStrip(layout),
+                      renderer=Renderer(layout), clock=clock, source=FrameList(still + hand + laid),
+                      recognise=recognise, tracker=Recording(frame_size=SIZE, zones=zones),
+                      reader=StreamReader(recognise, frame_size=SIZE, learn_art=False))
+    loop.start()
+    for _ in range(len(still + hand + laid)):
+        loop.step()
+    store.close()
+    appeared = [(str(e.card), e.zone) for e in events if isinstance(e, CardAppeared)]
+    assert appeared == [("AS", "Bob"), ("KD", "Ann")]
+    assert len(recognise.crops) == 2  # the table at startup, then the one region
