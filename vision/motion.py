@@ -217,14 +217,21 @@ class StreamReader:
                          if not _inside(centroid(s.corners), core)] + found
 
     def _boxes(self, region: Region) -> tuple[Box, Box]:
-        """The changed region in frame pixels grown by half a card (every card whose centre
-        lies in it), and that grown by half a card again (those cards whole)."""
+        """The changed region in frame pixels grown by a quarter card (the cards it changed:
+        their centres lie in it), and that grown by half a card (those cards whole).
+
+        The read costs its pixels, so the margins are no wider than a card needs: a card
+        laid or taken changes the whole of its own outline, and one moved a little changes
+        the cells round its centre.
+        """
         sx = self.frame_size[0] / self.watch_size[0]
         sy = self.frame_size[1] / self.watch_size[1]
         x0, y0, x1, y1 = region.box
-        half = math.ceil(self.card_px / 2)
-        core = self._clip((int(x0 * sx) - half, int(y0 * sy) - half,
-                           math.ceil(x1 * sx) + half, math.ceil(y1 * sy) + half))
+        if region.whole:
+            return (0, 0, *self.frame_size), (0, 0, *self.frame_size)
+        quarter, half = math.ceil(self.card_px / 4), math.ceil(self.card_px / 2)
+        core = self._clip((int(x0 * sx) - quarter, int(y0 * sy) - quarter,
+                           math.ceil(x1 * sx) + quarter, math.ceil(y1 * sy) + quarter))
         box = self._clip((core[0] - half, core[1] - half, core[2] + half, core[3] + half))
         return core, box
 

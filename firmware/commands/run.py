@@ -86,7 +86,7 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             from vision.detection import CameraRecogniser
             from vision.motion import StreamReader
             from vision.sources import open_source
-            from vision.tracker import CardTracker
+            from vision.tracker import CardTracker, TrackerSettings
 
             camera = config.camera
             parts.source = open_source(camera.source, **camera.options())
@@ -103,7 +103,10 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             parts.reader = StreamReader(parts.recognise, frame_size=camera.size,
                                         watch_size=camera.watch_size)
             zones = _zones(config)
-            parts.tracker = CardTracker(frame_size=camera.size, zones=zones)
+            # Each change is read once and its reading repeated until the next change, so
+            # waiting for repeats would add frames of latency and no evidence.
+            parts.tracker = CardTracker(frame_size=camera.size, zones=zones,
+                                        settings=TrackerSettings(appear_frames=1))
             where = {"replay": f"replay {camera.path}", "opencv": f"opencv device {camera.device}",
                      "picamera2": "picamera2"}[camera.source]
             calibrated = "zones calibrated" if zones is not None else \
