@@ -133,3 +133,12 @@ def test_cli_text_ranks_best_first_and_refuses_a_wrong_count(
     assert main(["advise", "5H", "5C", "5S", "JD", "QH", "2C", "--dealer", "--players", "3"]) == 2
     assert capsys.readouterr().err == (
         "cribbage-board advise: 3 players are dealt 5 cards each, got 6: 5H 5C 5S JD QH 2C\n")
+
+
+def test_doctests() -> None:
+    import doctest
+
+    import engine.advise
+
+    result = doctest.testmod(engine.advise)
+    assert result.attempted > 0 and result.failed == 0
