@@ -19,7 +19,7 @@ from engine.rules import Rules
 
 __all__ = [
     "Event", "NewGame", "Deal", "Starter", "Play", "Go", "Show", "Crib", "Claim", "Muggins",
-    "Adjust", "parse_event", "parse_line", "dumps_event",
+    "Adjust", "Discard", "parse_event", "parse_line", "dumps_event",
 ]
 
 
@@ -114,7 +114,18 @@ class Adjust:
                 "reason": self.reason}
 
 
-Event = NewGame | Deal | Starter | Play | Go | Show | Crib | Claim | Muggins | Adjust
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """The cards a player threw to the crib this deal: kept for the coach, never scored."""
+
+    player: str
+    cards: tuple[Card, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "discard", "player": self.player, "cards": [str(c) for c in self.cards]}
+
+
+Event = NewGame | Deal | Starter | Play | Go | Show | Crib | Claim | Muggins | Adjust | Discard
 
 
 def parse_line(line: str) -> Event:
@@ -221,6 +232,7 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
     "claim": _claim,
     "muggins": lambda d: Muggins(_name(d)),
     "adjust": _adjust,
+    "discard": lambda d: Discard(_name(d), _cards(d)),
 }
 
 

@@ -28,6 +28,7 @@ from engine.events import (
     Claim,
     Crib,
     Deal,
+    Discard,
     Event,
     Go,
     Muggins,
@@ -91,6 +92,8 @@ class _State:
     finished: list[GameResult] = field(default_factory=list)
     games_started: int = 0
     game_start: int = 0  # index in records where the current game begins
+    crib_cards: tuple[Card, ...] = ()  # the crib as counted this deal, once it is
+    discards: dict[int, tuple[Card, ...]] = field(default_factory=dict)  # this deal's throws
 
     def clone(self) -> _State:
         other = copy.copy(self)
@@ -98,6 +101,7 @@ class _State:
         other.side_results = self.side_results[:]
         other.round = None if self.round is None else self.round.clone()
         other.pending = {p: copy.copy(v) for p, v in self.pending.items()}
+        other.discards = dict(self.discards)
         other.records, other.finished = self.records[:], self.finished[:]
         return other
 
@@ -164,6 +168,9 @@ class Game:
             return
         if s.phase == "new_game":
             raise IllegalEventError("no_game", "the log must start with a new_game event")
+        if isinstance(event, Discard):  # scores nothing, so it may follow the game's end
+            self._discard(event)
+            return
         if s.phase == "over":
             raise GameOverError(
                 f"the game is over ({self._winner_words()}); only a new_game for the next "
@@ -390,6 +397,7 @@ class Game:
         s.winner = None
         s.last_dealer = s.dealer
         s.dealer = None
+        s.round, s.crib_cards, s.discards = None, (), {}
         s.phase = "deal"
         s.games_started += 1
         s.game_start = len(s.records)
@@ -413,6 +421,8 @@ class Game:
         n = len(s.players)
         s.dealer = dealer
         s.round = None
+        s.crib_cards = ()
+        s.discards = {}
         s.show_order = tuple((dealer + 1 + i) % n for i in range(n))
         s.show_pos = 0
         s.phase = "starter"
@@ -495,7 +505,13 @@ class Game:
         if laid:
             raise IllegalEventError("crib_cards",
                                     f"the crib holds {format_cards(laid)}, laid in the play")
+        thrown = {card for cards in s.discards.values() for card in cards}
+        if not thrown <= set(cards):
+            raise IllegalEventError(
+                "crib_cards", f"the crib {format_cards(cards)} lacks "
+                              f"{format_cards(sorted(thrown - set(cards)))}, thrown to it")
         score = score_show(cards, starter, crib=True, crib_four_flush=s.rules.crib_four_flush)
+        s.crib_cards = cards
         s.phase = "deal"
         self._award(number, [Award(s.dealer, "crib", score.total, score.words())],
                     claimable=True, actor=s.dealer)
@@ -515,6 +531,36 @@ class Game:
             raise IllegalEventError("starter_shown", f"{what} includes the starter {starter}: "
                                                      "it belongs to every hand without being "
                                                      "shown")
+
+    def _discard(self, event: Discard) -> None:
+        """Records a player's throw to the crib for the coach: it must fit what the deal
+        showed (not laid in the play, not the starter, in the crib once it was counted)."""
+        s = self._s
+        name, cards = event.player, event.cards
+        p = self._index(name)
+        if s.round is None:
+            raise IllegalEventError("no_deal", f"{name}'s discard: record it once this deal's "
+                                               "starter is cut")
+        thrown = (6 if len(s.players) == 2 else 5) - CARDS_IN_PLAY
+        if len(cards) != thrown or len(set(cards)) != len(cards):
+            raise IllegalEventError(
+                "discard_count", f"{name} threw {thrown} card{'s' if thrown > 1 else ''} to "
+                                 f"the crib, not {format_cards(cards) or 'none'}")
+        if p in s.discards:
+            raise IllegalEventError("discard_twice", f"{name}'s discard this deal is already "
+                                                     f"recorded: {format_cards(s.discards[p])}")
+        starter, laid = self._round.starter, self._round.cards_laid()
+        for card in cards:
+            owner = next((s.players[q] for q, c in s.discards.items() if card in c), None)
+            problem = ("is the starter" if card == starter else
+                       "was laid in the play" if card in laid else
+                       f"is {owner}'s discard" if owner is not None else
+                       "is not in the crib" if s.crib_cards and card not in s.crib_cards else
+                       None)
+            if problem is not None:
+                raise IllegalEventError("discard_card", f"{name} cannot have thrown {card}: "
+                                                        f"it {problem}")
+        s.discards[p] = tuple(sorted(cards))
 
     # -- muggins and adjustments -----------------------------------------------
 

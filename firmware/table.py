@@ -42,7 +42,8 @@ from vision.zones import CRIB, STARTER
 
 __all__ = [
     "TableFlow", "Outcome", "Feedback", "FeedbackKind", "ButtonAction", "Tick", "UnknownCard",
-    "ManualCard", "ManualSpread", "NewMatch", "TableInput", "STARTER", "CRIB", "BUTTON_ACTIONS",
+    "ManualCard", "ManualSpread", "ManualDiscard", "NewMatch", "TableInput", "STARTER", "CRIB",
+    "BUTTON_ACTIONS",
 ]
 
 
@@ -133,6 +134,16 @@ class ManualSpread:
 
 
 @dataclass(frozen=True, slots=True)
+class ManualDiscard:
+    """The cards ``player`` says they threw to the crib this deal (the phone page's coach):
+    stored for the review, never scored."""
+
+    player: str
+    cards: tuple[Card, ...]
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class NewMatch:
     """New settings from the phone page: a new match with these players (in seating order)
     and rules. ``colours`` (one RGB per side) are for the board's renderer; the flow
@@ -146,7 +157,7 @@ class NewMatch:
 
 TableInput = (CardAppeared | CardRemoved | ZoneComplete | CardInTwoPlaces | CameraLost
               | CameraBack | ButtonAction | Tick | UnknownCard | ManualCard | ManualSpread
-              | NewMatch)
+              | ManualDiscard | NewMatch)
 
 _NOTHING = Outcome()
 
@@ -242,6 +253,9 @@ class TableFlow:
             return self._spread(item.zone, item.cards, item.at, game)
         if isinstance(item, NewMatch):
             return self._new_match(item)
+        if isinstance(item, ManualDiscard):
+            return Outcome(events=({"type": "discard", "player": item.player,
+                                    "cards": [str(c) for c in item.cards]},))
         if isinstance(item, CardInTwoPlaces):
             where = " and ".join(self._place(self._seated(z)) for z in item.zones)
             return Outcome(feedback=(Feedback(
@@ -526,6 +540,9 @@ class TableFlow:
                                                 for p in pegged))
         if kind == "adjust":
             return _say(f"{event['player']} pegs {event['points']}")
+        if kind == "discard":
+            return _notice(f"noted for the review: {event['player']} threw "
+                           f"{' '.join(event['cards'])} to the crib")
         out = _NOTHING
         by_player: dict[str, list[str]] = {}
         for p in words:

@@ -20,20 +20,14 @@ from benchscripts import load_benchmark
 
 from engine.cards import DECK
 from engine.show import score_show, show_total
+from engine.stats import HAND_DISTRIBUTION
 
 pytestmark = pytest.mark.slow
 
 SHOWS = 12_994_800
 
-# Steven S. Lumetta, "Amusing Cribbage Facts" (lumetta.web.engr.illinois.edu/humor/cribbage.html),
-# the table Wikipedia's "Cribbage statistics" quotes. Hand rules: a four-card flush counts.
-PUBLISHED_HAND = {
-    0: 1_009_008, 1: 99_792, 2: 2_813_796, 3: 505_008, 4: 2_855_676, 5: 697_508,
-    6: 1_800_268, 7: 751_324, 8: 1_137_236, 9: 361_224, 10: 388_740, 11: 51_680,
-    12: 317_340, 13: 19_656, 14: 90_100, 15: 9_168, 16: 58_248, 17: 11_196, 18: 2_708,
-    19: 0, 20: 8_068, 21: 2_496, 22: 444, 23: 356, 24: 3_680, 25: 0, 26: 0, 27: 0,
-    28: 76, 29: 4,
-}
+# Steven S. Lumetta's published table, as the engine keeps it for the coach's histogram.
+PUBLISHED_HAND = dict(HAND_DISTRIBUTION)
 # Crib rules (only a five-card flush). Computed by the engine; its zero count,
 # 1,022,208, is the one Wikipedia's "Cribbage statistics" gives for the crib, and
 # test_crib_table_is_the_hand_table_less_the_four_flushes derives the whole table

@@ -303,7 +303,8 @@ def run(args: argparse.Namespace) -> int:
         if store.game.phase == "over":
             loop.feed([ButtonAction("new_game", at=clock())])
         loop.start()
-        page = _serve(hub, args.web, quiet=args.json) if hub is not None else None
+        page = (_serve(hub, args.web, quiet=args.json, store_path=Path(store_path))
+                if hub is not None else None)
         pictures: list[str] = []
 
         def picture(name: str) -> None:
@@ -364,11 +365,11 @@ def run(args: argparse.Namespace) -> int:
     return 0 if finished or args.max_seconds is not None else 1
 
 
-def _serve(hub: Any, port: int, *, quiet: bool) -> Any:
+def _serve(hub: Any, port: int, *, quiet: bool, store_path: Path) -> Any:
     from firmware.web.server import new_pin, serve_page
 
     pin = new_pin()
-    page = serve_page(hub, host="0.0.0.0", port=port, pin=pin)
+    page = serve_page(hub, host="0.0.0.0", port=port, pin=pin, store_path=store_path)
     if not quiet:
         print(f"phone page: {' or '.join(page.urls())} (PIN {pin} for changes)", flush=True)
     return page

@@ -224,7 +224,8 @@ def run(args: argparse.Namespace) -> int:
         loop.start()
         print(f"ready in {time.monotonic() - began:.2f} s: {loop.status()}", flush=True)
         if hub is not None:
-            page = _serve(config, hub, chosen, explicit="web" in config.configured)
+            page = _serve(config, hub, chosen, explicit="web" in config.configured,
+                          store_path=Path(store_path))
             if page is not None:
                 notifier.status(page.said)
         if args.once:
@@ -252,7 +253,8 @@ class _Page:
         self.server, self.said = server, said
 
 
-def _serve(config: Any, hub: Any, chosen: Any, *, explicit: bool) -> _Page | None:
+def _serve(config: Any, hub: Any, chosen: Any, *, explicit: bool,
+           store_path: Path | None = None) -> _Page | None:
     """Starts the phone page. A page the config asks for that cannot start is an error; the
     default page (no ``[web]`` table) on a busy port is only reported."""
     from firmware.web.server import WebServerError, new_pin, serve_page
@@ -261,7 +263,8 @@ def _serve(config: Any, hub: Any, chosen: Any, *, explicit: bool) -> _Page | Non
     pin = web.pin or new_pin()
     try:
         server = serve_page(hub, host=web.host, port=web.port, pin=pin,
-                            allow_public=web.allow_public, on_settings=chosen.save)
+                            allow_public=web.allow_public, on_settings=chosen.save,
+                            store_path=store_path)
     except WebServerError as exc:
         if explicit:
             raise

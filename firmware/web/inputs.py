@@ -31,6 +31,7 @@ from firmware.table import (
     STARTER,
     ButtonAction,
     ManualCard,
+    ManualDiscard,
     ManualSpread,
     NewMatch,
     TableInput,
@@ -47,6 +48,7 @@ ACTIONS: Mapping[str, frozenset[str]] = {
     "claim": frozenset({"points"}),
     "card": frozenset({"card", "zone"}),
     "spread": frozenset({"cards", "zone"}),
+    "discard": frozenset({"player", "cards"}),
     "new_match": frozenset({"players", "rules", "colours"}),
 }
 #: The most a claim may say: the best show is 29 (the buttons' dial stops there too).
@@ -120,6 +122,9 @@ def parse_change(body: Any, *, table: Mapping[str, Any]) -> Change:
     elif action == "spread":
         zone = _zone(body["zone"], players, (CRIB,), "a hand or the crib is spread")
         items = (ManualSpread(zone, _spread(body["cards"]), 0.0),)
+    elif action == "discard":
+        player = _zone(body["player"], players, (), "the cards were thrown from")
+        items = (ManualDiscard(player, _throw(body["cards"]), 0.0),)
     elif action == "new_match":
         limits = table.get("board", {}).get("limits", {})
         settings = check_settings(body["players"], body["rules"], body.get("colours"),
@@ -208,6 +213,16 @@ def _spread(value: Any) -> tuple[Card, ...]:
         raise InputError(f"cards must be a list of the 4 cards spread, not {_show(value)}")
     cards = tuple(_card(v, f"cards[{i}]") for i, v in enumerate(value))
     if len(set(cards)) != 4:
+        raise InputError(f"cards names a card twice: {[str(c) for c in cards]}")
+    return tuple(sorted(cards))
+
+
+def _throw(value: Any) -> tuple[Card, ...]:
+    if not isinstance(value, list) or not 1 <= len(value) <= 2:
+        raise InputError(f"cards must be a list of the 1 or 2 cards thrown to the crib, "
+                         f"not {_show(value)}")
+    cards = tuple(_card(v, f"cards[{i}]") for i, v in enumerate(value))
+    if len(set(cards)) != len(cards):
         raise InputError(f"cards names a card twice: {[str(c) for c in cards]}")
     return tuple(sorted(cards))
 

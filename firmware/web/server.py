@@ -50,6 +50,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from firmware.coach import parse_moment, read_review, read_stats
 from firmware.web.address import check_host, is_local_address, is_local_name, lan_address
 from firmware.web.hub import BusyError, Hub, HubClosedError, ReplayedError, Reply
 from firmware.web.inputs import InputError, TableSettings, parse_change
@@ -143,6 +144,7 @@ async def _reply(future: Future[Reply], timeout: float) -> Reply | None:
 
 def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
                on_settings: Callable[[TableSettings], None] | None = None,
+               store_path: Path | None = None,
                clock: Callable[[], float] = time.monotonic, reply_timeout_s: float = 5.0,
                keepalive_s: float = 15.0) -> ASGIApp:
     """The page's app over ``hub``. ``on_settings`` keeps a new match's settings once the
@@ -193,6 +195,29 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
                                  headers={"Cache-Control": "no-store",
                                           "X-Accel-Buffering": "no"})
 
+    async def coach(request: Request) -> Response:
+        """The coach's statistics or a match's review, read from the store read-only (so no
+        PIN: the page shows the same numbers to everyone at the table)."""
+        if store_path is None:
+            return _error(404, "this board keeps no event store to read statistics from")
+        query = request.query_params
+        try:
+            if request.url.path.endswith("/stats"):
+                since, until = (None if not query.get(key) else
+                                parse_moment(query[key], what=key) for key in ("since", "until"))
+                data = await asyncio.to_thread(read_stats, store_path,
+                                               player=query.get("player") or None,
+                                               since=since, until=until)
+            else:
+                match = query.get("match")
+                if match is not None and not match.isdigit():
+                    return _error(400, f"match must be a match id, not {match!r}")
+                data = await asyncio.to_thread(
+                    read_review, store_path, match=None if match is None else int(match))
+        except (ValueError, OSError) as exc:
+            return _error(404 if isinstance(exc, OSError) else 400, str(exc))
+        return JSONResponse(data, headers={"Cache-Control": "no-store"})
+
     async def check_pin(request: Request) -> Response:
         refused = guard.check(request.headers.get("x-pin"), client_of(request))
         if refused is not None:
@@ -238,6 +263,8 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
         Route("/api/state", state),
         Route("/api/events", events),
         Route("/api/pin", check_pin, methods=["POST"]),
+        Route("/api/stats", coach),
+        Route("/api/review", coach),
         Route("/api/action", action, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
@@ -264,9 +291,12 @@ async def _body(request: Request) -> Any:
 
 
 def serve_page(hub: Hub, *, host: str, port: int, pin: str, allow_public: bool = False,
-               on_settings: Callable[[TableSettings], None] | None = None) -> WebServer:
-    """Starts the phone page over ``hub`` in its own thread; ``stop()`` it when done."""
-    app = create_app(hub, pin=pin, allow_public=allow_public, on_settings=on_settings)
+               on_settings: Callable[[TableSettings], None] | None = None,
+               store_path: Path | None = None) -> WebServer:
+    """Starts the phone page over ``hub`` in its own thread; ``stop()`` it when done.
+    ``store_path`` lets the page read the coach's statistics from the event store."""
+    app = create_app(hub, pin=pin, allow_public=allow_public, on_settings=on_settings,
+                     store_path=store_path)
     server = WebServer(app, host=check_host(host, allow_public=allow_public), port=port, hub=hub)
     server.start()
     return server
