@@ -55,7 +55,9 @@ def test_the_coach_at_phone_size(board: tuple[Device, str], page: Any, tmp_path:
     expect(page.locator("#coach-deals rect.bar")).to_have_count(2)  # one deal, two players
     expect(page.locator("#coach-stats select#coach-player option")).to_have_text(["Ann", "Bob"])
     hands = page.locator("#plot-hands svg")
-    expect(hands).to_have_attribute("aria-label", "Ann's hands (24) against all hands")
+    shows = sum('"show", "player": "Ann"' in line for line in (GAMES / "two-players.jsonl")
+                .read_text().splitlines()) + 1  # and the deal still being played
+    expect(hands).to_have_attribute("aria-label", f"Ann's hands ({shows}) against all hands")
     expect(hands.locator(".axis-label")).to_have_text(["hand score", "share of hands"])
     expect(hands.locator("polyline.all-hands")).to_have_count(1)
     expect(page.locator(".stats-table")).to_contain_text("Games won")
