@@ -64,22 +64,6 @@ def table(tmp_path: Path) -> Iterator[tuple[Device, str]]:
     device.close()
 
 
-@pytest.fixture
-def page(tmp_path: Path) -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                             args=["--no-sandbox", "--disable-dev-shm-usage"])
-        context = browser.new_context(viewport={"width": 390, "height": 844},
-                                      device_scale_factor=2, is_mobile=True, has_touch=True)
-        found = context.new_page()
-        found.on("dialog", lambda dialog: dialog.accept())  # "start a new match?"
-        errors: list[str] = []
-        found.on("pageerror", lambda error: errors.append(str(error)))
-        yield found
-        assert errors == [], errors
-        browser.close()
-
-
 def last(device: Device) -> dict[str, Any]:
     found: dict[str, Any] = json.loads(device.lines()[-1])
     return found

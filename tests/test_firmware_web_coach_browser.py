@@ -17,7 +17,7 @@ if not CHROMIUM.exists():
 
 from test_engine_review import DEAL  # noqa: E402
 from test_firmware_coach import stored  # noqa: E402
-from test_firmware_web_browser import Shots, page  # noqa: E402, F401
+from test_firmware_web_browser import Shots  # noqa: E402
 from webrig import PIN, Device  # noqa: E402
 
 from firmware.web.server import WebServer, create_app  # noqa: E402
