@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.rules import Rules
+from firmware.names import PlayerNameError, player_names
 from hardware.buttons import ButtonConfig, ButtonConfigError
 from hardware.config import BoardConfig, ConfigError, read_toml
 
@@ -244,13 +245,13 @@ def _check_keys(name: str, where: str, data: Mapping[str, Any], known: set[str])
 def _players(name: str, data: Mapping[str, Any]) -> tuple[str, ...]:
     _check_keys(name, "game", data, {"players"})
     players = data.get("players", ["Player 1", "Player 2"])
-    if (not isinstance(players, list) or not 2 <= len(players) <= 4
-            or not all(isinstance(p, str) and p.strip() for p in players)):
+    if not isinstance(players, list):
         raise DeviceConfigError(f"{name}: [game] players must be a list of 2 to 4 names, "
                                 f"not {players!r}")
-    if len(set(players)) != len(players):
-        raise DeviceConfigError(f"{name}: [game] players names someone twice: {players!r}")
-    return tuple(players)
+    try:
+        return player_names(players)
+    except PlayerNameError as exc:
+        raise DeviceConfigError(f"{name}: [game] {exc}") from None
 
 
 def _size(name: str, where: str, value: Any) -> tuple[int, int]:

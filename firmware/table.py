@@ -30,6 +30,7 @@ from engine.cards import Card
 from engine.game import Game
 from engine.records import LogError, Pegged
 from engine.rules import Rules
+from firmware.names import player_names
 from vision.tracker import (
     CameraBack,
     CameraLost,
@@ -174,6 +175,12 @@ def _flash(text: str) -> Outcome:
     return Outcome(feedback=(Feedback("flash", text),))
 
 
+def _ignored(text: str, typed: bool) -> Outcome:
+    """A card the flow will not take: typed on the phone, the page shows it refused (a
+    flash); seen by the camera, a status line, since the camera may just be looking again."""
+    return _flash(text) if typed else _notice(text)
+
+
 @dataclass(slots=True)
 class _Cut:
     """The cut for the first deal: who still has to cut, and what they cut."""
@@ -196,8 +203,8 @@ class TableFlow:
                  muggins_window_s: float = 8.0, seats: Sequence[str] | None = None) -> None:
         if muggins_window_s <= 0:
             raise ValueError(f"muggins_window_s must be positive, not {muggins_window_s!r}")
-        self.players = tuple(players)
-        self.seats = tuple(players if seats is None else seats)
+        self.players = player_names(tuple(players))
+        self.seats = tuple(self.players if seats is None else seats)
         self.rules = dict(rules or {})
         self.muggins_window_s = muggins_window_s
         self.manual = False
@@ -208,6 +215,9 @@ class TableFlow:
         # The last starter while it still lies on the table: seen again, it is not a new cut.
         # Once picked up, the same card may well be the next deal's starter.
         self._old_starter: Card | None = None
+        # The old starter seen in the starter area when a new one is due: CONFIRM takes it
+        # as this deal's starter (a camera cannot tell the card cut again from the old one).
+        self._offered: Card | None = None
 
     # -- the events the flow proposes ------------------------------------------------------
 
@@ -233,16 +243,17 @@ class TableFlow:
         if isinstance(item, CardAppeared):
             return self._card(item.card, self._seated(item.zone), game)
         if isinstance(item, ManualCard):
-            if not (game.phase == "deal" and game.turn is None):
-                # Typed in after the cut: the players say it is play, whatever the camera
-                # last saw of the cut (a cut card it never read is never reported gone).
-                self._lying.discard(item.card)
-            return self._card(item.card, item.zone, game)
+            # Typed in: the players say what it is, whatever the camera last saw (a cut card
+            # it never read is never reported gone; an old starter may be cut again).
+            self._lying.discard(item.card)
+            return self._card(item.card, item.zone, game, typed=True)
         if isinstance(item, CardRemoved):
             zone = self._seated(item.zone)
             self._lying.discard(item.card)
             if item.card == self._old_starter:
                 self._old_starter = None
+            if item.card == self._offered:
+                self._offered = None
             if zone in self._spreads and item.card in self._spreads[zone]:
                 del self._spreads[zone]
             return _NOTHING
@@ -250,7 +261,7 @@ class TableFlow:
             return self._spread(self._seated(item.zone), item.cards, item.at, game)
         if isinstance(item, ManualSpread):
             self._lying.difference_update(item.cards)
-            return self._spread(item.zone, item.cards, item.at, game)
+            return self._spread(item.zone, item.cards, item.at, game, typed=True)
         if isinstance(item, NewMatch):
             return self._new_match(item)
         if isinstance(item, ManualDiscard):
@@ -281,11 +292,13 @@ class TableFlow:
         """What to say once ``event`` is durably stored and pegged ``pegged``."""
         kind = event["type"]
         out = _NOTHING
+        self._offered = None
         if kind == "new_game":
             self._spreads.clear()
             self._window = None
             if game.turn is None:  # a new match: nobody knows the dealer yet
                 self._cut = _Cut(self.players)
+                self._lying.clear()  # the last match's cut cards went back in the pack long ago
                 out += _notice("new match: cut for the deal, each player lays one card in "
                                "their area (lowest deals, aces low)")
             else:
@@ -295,6 +308,7 @@ class TableFlow:
             out += _say(f"{event['dealer']} deals")
         elif kind == "crib":
             self._spreads.clear()
+            self._lying.clear()  # the cut cards were shuffled into this deal's pack
         elif kind == "starter":
             self._old_starter = game.starter
         elif kind == "claim":
@@ -319,6 +333,7 @@ class TableFlow:
     def undone(self, line: str, game: Game) -> Outcome:
         """An event taken back by UNDO."""
         self._window = None
+        self._offered = None
         self._spreads.clear()
         if game.phase == "deal" and game.turn is None:
             self._cut = _Cut(self.players)
@@ -326,28 +341,68 @@ class TableFlow:
 
     # -- cards -------------------------------------------------------------------------------
 
-    def _card(self, card: Card, zone: str | None, game: Game) -> Outcome:
-        if zone is None or card in self._lying:
-            return _NOTHING
+    def _card(self, card: Card, zone: str | None, game: Game, *, typed: bool = False
+              ) -> Outcome:
+        """A card laid (seen by the camera, or ``typed`` on the phone) as an event, or one
+        line saying why it is not taken. The camera seeing a card again where the game
+        already has it (a laid card in its player's area, the starter in the starter area)
+        is no news and says nothing."""
         phase = game.phase
+        if zone is None:
+            return _ignored(f"{card} lies outside every area: lay it in your own area", typed)
+        if card in self._lying:
+            return _ignored(f"{card} was cut for the deal and still lies in "
+                            f"{self._place(zone)}: gather the cut cards (or type it on the "
+                            "phone if it is play)", typed)
         if phase == "deal" and game.turn is None:
             return self._cut_card(card, zone)
         if zone == STARTER:
-            if card == game.starter and card == self._old_starter:
-                return _NOTHING  # the same starter seen again (a restart, a hand passing)
-            if phase == "starter":
-                return Outcome(events=({"type": "starter", "card": str(card)},))
-            if phase == "deal":
-                return Outcome(events=({"type": "deal"}, {"type": "starter", "card": str(card)}))
-            if phase == "over":
-                return Outcome(events=(self.new_game_event(), {"type": "deal"},
-                                       {"type": "starter", "card": str(card)}))
-            return _flash(f"the starter is already cut ({game.starter}); {card} is not in play")
-        if zone == CRIB or zone not in self.players or phase != "play":
-            return _NOTHING  # spreading a show or the crib, dealing, the crib set aside
-        if card == game.starter or any(card in game.laid(p) for p in self.players):
-            return _NOTHING  # a card already laid, seen again
+            return self._starter_card(card, game, typed=typed)
+        if zone == CRIB:
+            if phase in ("show", "crib") and not typed:
+                return _NOTHING  # the crib being spread, counted by ZoneComplete
+            return _ignored(f"{card} in the crib area is not play: the crib is counted after "
+                            "the hands", typed)
+        if zone not in self.players:
+            return _ignored(f"{card} lies in {self._place(zone)}, where nobody sits", typed)
+        for player in self.players:
+            if card in game.laid(player):
+                if player == zone and not typed:
+                    return _NOTHING  # seen again where it lies (the show spread, a glare)
+                return _ignored(f"{card} is already laid ({player} played it this deal)", typed)
+        if phase != "play":
+            return _ignored(f"{zone}'s {card} is not play: {self._waiting(game)}", typed)
+        if card == game.starter:
+            return _ignored(f"{card} is the starter, not a card in anyone's hand", typed)
         return Outcome(events=({"type": "play", "player": zone, "card": str(card)},))
+
+    def _starter_card(self, card: Card, game: Game, *, typed: bool) -> Outcome:
+        phase = game.phase
+        if card == game.starter and phase not in ("deal", "over"):
+            return _ignored(f"{card} is this deal's starter already", typed) if typed else _NOTHING
+        if card == self._old_starter and card == game.starter and not typed:
+            self._offered = card
+            return _notice(f"{card} was the starter of the last deal: if it is cut again, press "
+                           "CONFIRM (or lift it and lay it again, or type it on the phone)")
+        return self._new_starter(card, game)
+
+    def _new_starter(self, card: Card, game: Game) -> Outcome:
+        phase = game.phase
+        starter = {"type": "starter", "card": str(card)}
+        if phase == "starter":
+            return Outcome(events=(starter,))
+        if phase == "deal":
+            return Outcome(events=({"type": "deal"}, starter))
+        if phase == "over":
+            return Outcome(events=(self.new_game_event(), {"type": "deal"}, starter))
+        return _flash(f"the starter is already cut ({game.starter}); {card} is not in play")
+
+    @staticmethod
+    def _waiting(game: Game) -> str:
+        """What the table waits for, in the players' words."""
+        if game.phase == "over":
+            return "the game is over (lay the next starter or press CONFIRM for the next game)"
+        return f"now {game.next}"
 
     def _cut_card(self, card: Card, zone: str) -> Outcome:
         cut = self._cut if self._cut is not None else _Cut(self.players)
@@ -382,14 +437,11 @@ class TableFlow:
     # -- settings from the phone page ----------------------------------------------------------
 
     def _new_match(self, item: NewMatch) -> Outcome:
-        players = tuple(item.players)
         try:
+            players = player_names(tuple(item.players))
             Rules.from_json(item.rules, players=len(players))
-        except ValueError as exc:
+        except ValueError as exc:  # PlayerNameError too
             return _flash(f"new match refused: {exc}")
-        if len(set(players)) != len(players) or len(players) < 2 or len(players) > 4 or any(
-                p in (STARTER, CRIB) or not p.strip() for p in players):
-            return _flash(f"new match refused: bad players {list(players)!r}")
         self.players, self.rules = players, dict(item.rules)
         self._cut = None
         note = ""
@@ -401,13 +453,29 @@ class TableFlow:
 
     # -- the show ------------------------------------------------------------------------------
 
-    def _spread(self, zone: str | None, cards: Sequence[Card], at: float, game: Game) -> Outcome:
-        if game.phase not in ("play", "show", "crib") or any(c in self._lying for c in cards):
-            return _NOTHING
+    def _spread(self, zone: str | None, cards: Sequence[Card], at: float, game: Game, *,
+                typed: bool = False) -> Outcome:
+        """A hand or the crib spread to count: counted now if its turn has come, else kept
+        for its turn, and either way the players hear which."""
         if zone is None or (zone not in self.players and zone != CRIB):
-            return _NOTHING
+            return _ignored(f"cards spread in {self._place(zone)} are nobody's hand", typed)
+        lying = [c for c in cards if c in self._lying]
+        if lying:
+            return _ignored(f"{lying[0]} was cut for the deal and still lies in "
+                            f"{self._place(zone)}: gather the cut cards", typed)
+        what = "the crib" if zone == CRIB else f"{zone}'s hand"
+        phase = game.phase
+        if phase not in ("play", "show", "crib"):
+            if (not typed and phase == "deal" and game.turn is not None
+                    and (zone == CRIB or set(cards) == set(game.laid(zone)))):
+                return _NOTHING  # the last deal's show, still lying there
+            return _ignored(f"{what} is not counted now: {self._waiting(game)}", typed)
         self._spreads[zone] = tuple(cards)
-        return self._due(game, at)
+        out = self._due(game, at)
+        if out.events or (phase == "play" and not typed):
+            return out
+        when = "in the show" if phase == "play" else f"in its turn: now {game.next}"
+        return out + _notice(f"{what} will be counted {when}")
 
     def _due(self, game: Game, at: float) -> Outcome:
         """A spread hand (or crib) whose turn to count has come, unless a claim or the muggins
@@ -463,6 +531,8 @@ class TableFlow:
             cards = game.laid(game.turn)
             return Outcome(events=({"type": "show", "player": game.turn,
                                     "cards": [str(c) for c in cards]},))
+        if self._offered is not None and phase in ("deal", "over"):
+            return self._new_starter(self._offered, game)
         if phase == "over":
             return Outcome(events=(self.new_game_event(),))
         if phase == "deal" and game.turn is None:

@@ -68,6 +68,14 @@ def test_rules_and_players_reach_the_engine(tmp_path: Path) -> None:
     ('[camra]\nsource = "opencv"\n', "config.toml: unknown table [camra]"),
     ('[game]\nplayers = ["Ann"]\n', "[game] players must be a list of 2 to 4 names"),
     ('[game]\nplayers = ["Ann", "Ann"]\n', "[game] players names someone twice"),
+    # The same rule as the phone page's and the flow's (firmware.names): a player named after
+    # an area would have every card they lay taken for it; "&" joins partners' names.
+    ('[game]\nplayers = ["crib", "Bob"]\n',
+     "config.toml: [game] players[0]: 'crib' is kept for the board's own use (the crib's area)"),
+    ('[game]\nplayers = ["Ann", "Starter"]\n', "players[1]: 'Starter' is kept for the board's"),
+    ('[game]\nplayers = ["Ann & Cid", "Bob"]\n',
+     "[game] players[0]: 'Ann & Cid' is kept for the board's own use (\"&\" joins partners'"),
+    ('[game]\nplayers = ["Ann", "ann"]\n', "[game] players names someone twice"),
     ('[game]\nplayrs = ["Ann", "Bob"]\n', "[game] unknown key 'playrs'"),
     ('[board]\nbrightnes = 1\n', "config.toml: [board] unknown board key 'brightnes'"),
     ('[buttons]\ngo = 99\n', "config.toml: [buttons] "),

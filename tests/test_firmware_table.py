@@ -9,10 +9,13 @@ import pytest
 from engine.cards import Card
 from engine.game import Game
 from engine.records import LogError
+from firmware.names import PlayerNameError
 from firmware.table import (
     ButtonAction,
     Feedback,
     ManualCard,
+    ManualSpread,
+    NewMatch,
     TableFlow,
     TableInput,
     Tick,
@@ -139,6 +142,41 @@ def test_a_cut_card_typed_in_the_play_is_play_even_if_never_seen_gathered() -> N
     assert table.log[-1] == {"type": "play", "player": "Ann", "card": "7H"}
 
 
+def test_a_card_typed_at_one_matchs_cut_is_cut_again_at_the_next_matchs_cut() -> None:
+    # The cut cards stayed "lying" for ever: every match after a few stuck at its cut.
+    table = Table()
+    table.do(ManualCard(Card.parse("7H"), "Ann", 0.0))
+    table.lay("3S", "Bob")  # seen by the camera, never seen gathered
+    assert table.log[-1] == {"type": "deal", "dealer": "Bob"}
+    table.press("new_game")
+    said = table.do(ManualCard(Card.parse("7H"), "Ann", 1.0))
+    assert "Ann cuts 7H; waiting for Bob to cut" in texts(said)
+    table.lay("3S", "Bob")
+    assert table.types() == ["new_game", "deal"] and table.game.dealer == "Bob"
+
+
+def test_a_cut_card_still_lying_says_so() -> None:
+    table = Table()
+    table.lay("7H", "Ann")
+    table.lay("3S", "Bob")
+    table.lay("QH", "starter")
+    said = table.lay("7H", "Ann")
+    assert said == [Feedback("notice", "7H was cut for the deal and still lies in Ann's area: "
+                                       "gather the cut cards (or type it on the phone if it "
+                                       "is play)")]
+
+
+def test_players_the_flow_cannot_serve_are_refused_by_the_shared_rule() -> None:
+    with pytest.raises(PlayerNameError, match="'crib' is kept for the board's own use"):
+        TableFlow(("crib", "Bob"))
+    table = Table()
+    said = table.do(NewMatch(("Ann & Cid", "Bob"), {}, 0.0))
+    assert said == [Feedback("flash", "new match refused: players[0]: 'Ann & Cid' is kept for "
+                                      "the board's own use (\"&\" joins partners' names, as in "
+                                      "\"Ann & Cid\")")]
+    assert table.flow.players == ("Ann", "Bob")
+
+
 def test_a_tie_for_lowest_recuts_between_the_tied_players_aces_low() -> None:
     table = Table(("Ann", "Bob", "Cat"))
     table.lay("4H", "Ann")
@@ -213,13 +251,38 @@ def test_go_outside_the_play_is_feedback_not_an_event() -> None:
     assert table.types() == ["new_game"] and [f.kind for f in said] == ["flash"]
 
 
-def test_a_card_laid_twice_is_flashed() -> None:
+def test_a_card_laid_twice_says_who_laid_it_and_stores_nothing() -> None:
     table = dealt()
     table.lay("10S", "Bob")
     said = table.do(ManualCard(Card.parse("10S"), "Ann", 0.0))
-    assert said == []  # a card already laid is the same card seen again: ignored
-    said = table.lay("2D", "Bob")  # the starter laid as a card
-    assert said == []
+    assert said == [Feedback("flash", "10S is already laid (Bob played it this deal)")]
+    said = table.do(ManualCard(Card.parse("10S"), "Bob", 0.0))  # a second tap on the phone
+    assert said == [Feedback("flash", "10S is already laid (Bob played it this deal)")]
+    said = table.lay("10S", "Ann")  # the camera sees it carried to another area
+    assert said == [Feedback("notice", "10S is already laid (Bob played it this deal)")]
+    said = table.lay("2D", "Ann")  # the starter laid as a card
+    assert said == [Feedback("notice", "2D is the starter, not a card in anyone's hand")]
+    assert table.types()[-1] == "play" and len(table.log) == 4
+
+
+def test_every_card_the_flow_will_not_take_gets_one_line_saying_why() -> None:
+    table = dealt()
+    said = table.do(ManualCard(Card.parse("2D"), "starter", 0.0))
+    assert said == [Feedback("flash", "2D is this deal's starter already")]
+    said = table.lay("7S", "crib")
+    assert said == [Feedback("notice", "7S in the crib area is not play: the crib is "
+                                       "counted after the hands")]
+    said = table.do(CardAppeared(Card.parse("7S"), None, (), 0.0))
+    assert said == [Feedback("notice", "7S lies outside every area: lay it in your own area")]
+    said = table.do(ManualSpread("Ann", tuple(Card.parse(c) for c in "5H 3C 4H 9C".split()),
+                                 0.0))
+    assert said == [Feedback("notice", "Ann's hand will be counted in the show")]
+    table = played()
+    said = table.do(ManualCard(Card.parse("QH"), "Ann", 0.0))
+    assert said == [Feedback("flash", "Ann's QH is not play: now Bob's show")]
+    said = table.spread("Ann", "5H 3C 4H 9C")
+    assert said == [Feedback("notice", "Ann's hand will be counted in its turn: now Bob's show")]
+    assert table.types()[-1] == "play"
 
 
 # -- the show and the crib -----------------------------------------------------------------
@@ -290,6 +353,54 @@ def test_the_last_starter_picked_up_may_be_the_next_starter() -> None:
     table.do(CardRemoved(Card.parse("2D"), "starter", 0.0))  # the cards are gathered
     table.lay("2D", "starter")  # and after the shuffle the same card is cut
     assert table.types()[-2:] == ["deal", "starter"] and table.game.starter == Card.parse("2D")
+
+
+def crib_counted() -> Table:
+    table = played()  # the starter was 2D
+    for _ in range(2):
+        table.press("confirm")
+    table.spread("crib", "7C 8C 7H QD")
+    assert table.game.phase == "deal"
+    return table
+
+
+def test_the_last_starter_typed_as_the_next_starter_is_taken() -> None:
+    # Typed by hand the old starter was dropped without a word, and the deal never went on.
+    table = crib_counted()
+    said = table.do(ManualCard(Card.parse("2D"), "starter", 0.0))
+    assert table.types()[-2:] == ["deal", "starter"] and table.game.starter == Card.parse("2D")
+    assert table.game.dealer == "Bob" and "Bob deals" not in texts(said)
+
+
+def test_after_a_restart_the_old_starter_seen_again_is_told_and_confirm_takes_it() -> None:
+    table = crib_counted()
+    table.flow = TableFlow(("Ann", "Bob"))  # the device restarts on the same store
+    table._run(table.flow.start(table.game))
+    said = table.lay("2D", "starter")  # after the shuffle the same card is cut
+    assert said == [Feedback("notice", "2D was the starter of the last deal: if it is cut "
+                                       "again, press CONFIRM (or lift it and lay it again, or "
+                                       "type it on the phone)")]
+    assert table.types()[-1] == "crib"
+    table.press("confirm")
+    assert table.types()[-2:] == ["deal", "starter"] and table.game.starter == Card.parse("2D")
+
+
+def test_confirm_takes_the_old_starter_only_while_it_is_offered() -> None:
+    table = crib_counted()
+    table.lay("2D", "starter")  # still lying from the last deal: told, not taken
+    table.do(CardRemoved(Card.parse("2D"), "starter", 0.0))
+    table.undos = 0
+    table.press("undo")  # the crib taken back: the offer goes with it
+    table.spread("crib", "7C 8C 7H QD")
+    said = table.press("confirm")
+    assert table.types()[-1] == "crib" and "waiting for the deal (Bob deals)" in texts(said)
+
+
+def test_a_game_ended_on_the_starter_takes_the_same_card_as_the_next_games_starter() -> None:
+    table = game_near_the_end()  # Bob went out on his heels with JS
+    said = table.do(ManualCard(Card.parse("JS"), "starter", 0.0))
+    assert table.types()[-3:] == ["new_game", "deal", "starter"], texts(said)
+    assert table.game.starter == Card.parse("JS")
 
 
 def test_a_wrong_spread_is_refused() -> None:

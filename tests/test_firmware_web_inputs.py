@@ -85,6 +85,7 @@ def test_a_new_match_carries_its_settings() -> None:
     (body("new_match", players=["Ann", ""], rules={}), "players[1] must be 1 to 20 characters"),
     (body("new_match", players=["Ann", "x" * 21], rules={}), "1 to 20 characters"),
     (body("new_match", players=["Ann", "Crib"], rules={}), "kept for the board's own use"),
+    (body("new_match", players=["Ann", "A&B"], rules={}), "'A&B' is kept for the board's own use"),
     (body("new_match", players=["Ann", "Bo\x00b"], rules={}), "control character"),
     (body("new_match", players=["Ann", 7], rules={}), "players[1] must be a name, not 7"),
     (body("new_match", players=["Ann", "Bob"], rules=[]), "rules must be an object"),

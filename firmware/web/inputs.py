@@ -18,7 +18,6 @@ random token per request (8 to 64 letters, digits, ``-`` or ``_``).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from engine.cards import Card
 from engine.errors import EngineError
 from engine.rules import Rules
+from firmware.names import MAX_NAME, PlayerNameError, player_names
 from firmware.table import (
     CRIB,
     STARTER,
@@ -53,7 +53,6 @@ ACTIONS: Mapping[str, frozenset[str]] = {
 }
 #: The most a claim may say: the best show is 29 (the buttons' dial stops there too).
 MAX_CLAIM = 29
-MAX_NAME = 20
 _NONCE = re.compile(r"[A-Za-z0-9_-]{8,64}")
 _REV = re.compile(r"[0-9]{1,12}\.[0-9]{1,12}")
 
@@ -142,12 +141,12 @@ def check_settings(players: Any, rules: Any, colours: Any = None, *, tracks: int
     """Checks new-match settings: 2 to 4 distinct names, a rules block the engine takes,
     one colour per side (None: the board's default colours), and a board that can show
     them (``tracks`` sides unless ``shared``, a game hole at least the target)."""
-    if not isinstance(players, list) or not 2 <= len(players) <= 4:
+    if not isinstance(players, list):
         raise InputError(f"players must be a list of 2 to 4 names, not {_show(players)}")
-    names = tuple(_name(p, i) for i, p in enumerate(players))
-    folded = [n.casefold() for n in names]
-    if len(set(folded)) != len(folded):
-        raise InputError(f"players names someone twice: {list(names)!r}")
+    try:
+        names = player_names(players)
+    except PlayerNameError as exc:
+        raise InputError(str(exc)) from None
     if not isinstance(rules, Mapping):
         raise InputError(f"rules must be an object (the new_game rules block), "
                          f"not {_show(rules)}")
@@ -176,20 +175,6 @@ def check_settings(players: Any, rules: Any, colours: Any = None, *, tracks: int
 
 
 # -- fields ------------------------------------------------------------------------------------
-
-
-def _name(value: Any, index: int) -> str:
-    if not isinstance(value, str):
-        raise InputError(f"players[{index}] must be a name, not {_show(value)}")
-    name = " ".join(value.split())
-    if not name or len(name) > MAX_NAME:
-        raise InputError(f"players[{index}] must be 1 to {MAX_NAME} characters, "
-                         f"not {_show(value)}")
-    if any(unicodedata.category(ch)[0] == "C" for ch in name):
-        raise InputError(f"players[{index}] holds a control character: {value!r}")
-    if name.casefold() in (STARTER, CRIB) or "&" in name:
-        raise InputError(f"players[{index}]: {name!r} is kept for the board's own use")
-    return name
 
 
 def _points(value: Any) -> int:
