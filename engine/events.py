@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.cards import Card
 from engine.errors import EventError
+from engine.jsontext import JsonTextError, loads
 from engine.rules import Rules
 
 __all__ = [
@@ -131,11 +132,15 @@ Event = NewGame | Deal | Starter | Play | Go | Show | Crib | Claim | Muggins | A
 def parse_line(line: str) -> Event:
     """Parses one JSONL line; a line that is not a JSON object is an ``EventError``."""
     try:
-        data = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise EventError(f"not valid JSON ({exc.msg} at column {exc.colno}): {line.strip()!r}")\
-            from None
+        data = loads(line)
+    except JsonTextError as exc:
+        raise EventError(f"{exc}: {_quote(line.strip())}") from None
     return parse_event(data)
+
+
+def _quote(text: str, *, limit: int = 80) -> str:
+    """``text`` quoted for a one-line message, cut short when a log line is huge."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
 
 
 def parse_event(data: Any) -> Event:
@@ -196,6 +201,9 @@ def _new_game(data: Mapping[str, Any]) -> NewGame:
     if len(set(players)) != len(players):
         raise EventError(f"new_game.players names a player twice: {players!r}")
     rules_json = data.get("rules", {})
+    if not isinstance(rules_json, Mapping):
+        raise EventError(f"new_game.rules must be an object like {{\"target\": 61}}, "
+                         f"not {rules_json!r}")
     rules = Rules.from_json(rules_json, players=len(players))
     return NewGame(tuple(players), rules, dict(rules_json))
 

@@ -80,3 +80,64 @@ def test_console_script_runs_as_a_process() -> None:
          "--json"], capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL,
     )
     assert json.loads(out.stdout)["winner"] == "Ann"
+
+
+def _refused(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """The one line ``replay`` prints on stderr for a log it refuses with exit 2."""
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("opener, closer", [("[", "]"), ('{"a": ', "}")])
+@pytest.mark.parametrize("depth", [40, 900, 1000, 50_000])
+def test_a_deeply_nested_line_is_refused_naming_its_line(
+        tmp_path: Path, capsys, opener: str, closer: str, depth: int) -> None:
+    lines = (GAMES / "two-players.jsonl").read_text().splitlines()[:3]
+    lines.append(opener * depth + "0" + closer * depth)
+    bad = tmp_path / "deep.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    err = _refused(bad, capsys)
+    assert "line 4" in err and "nested more than 32 levels deep" in err
+    assert len(err) < 400  # the line is quoted cut short, not 100 kB of brackets
+
+
+def test_null_rules_in_new_game_are_refused_in_words(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "null.jsonl"
+    bad.write_text('{"type": "new_game", "players": ["Ann", "Bob"], "rules": null}\n')
+    err = _refused(bad, capsys)
+    assert "line 1" in err and "new_game.rules must be an object" in err and "None" in err
+
+
+def test_an_integer_past_the_digit_limit_names_its_line(tmp_path: Path, capsys) -> None:
+    lines = (GAMES / "two-players.jsonl").read_text().splitlines()[:2]
+    lines.append('{"type": "adjust", "player": "Ann", "points": ' + "9" * 4301 + "}")
+    bad = tmp_path / "huge.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    err = _refused(bad, capsys)
+    assert "line 3" in err and "a number with more than 4300 digits" in err
+    assert "set_int_max_str_digits" not in err
+
+
+def test_text_that_is_not_utf8_names_its_line(tmp_path: Path, capsys) -> None:
+    lines = (GAMES / "two-players.jsonl").read_bytes().splitlines()[:4]
+    lines[2] = lines[2].replace(b"3H", b"3\xffH")
+    bad = tmp_path / "latin.jsonl"
+    bad.write_bytes(b"\n".join(lines) + b"\n")
+    assert main(["replay", str(bad), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["error"]["event"] == 2
+    assert "line 3" in captured.err and "not UTF-8 text" in captured.err
+
+
+def test_a_line_separator_inside_a_name_does_not_split_the_line(tmp_path: Path,
+                                                                 capsys) -> None:
+    text = (GAMES / "two-players.jsonl").read_text()
+    first = text.splitlines()[0]
+    renamed = text.replace('"Ann"', '"An\u2028n"')
+    assert renamed != text and first.startswith('{"type": "new_game"')
+    log = tmp_path / "sep.jsonl"
+    log.write_text(renamed, encoding="utf-8")
+    code, report = replay_json(log, capsys)
+    assert code == 0 and report["sides"][0]["name"] == "An\u2028n"
