@@ -28,7 +28,8 @@ from webrig import PIN, Device, scripted_game, starter_step  # noqa: E402
 from firmware.cli import main  # noqa: E402
 from firmware.store import EventStore  # noqa: E402
 from firmware.web.inputs import TableSettings  # noqa: E402
-from firmware.web.server import MAX_BODY, PinGuard, WebServer, create_app  # noqa: E402
+from firmware.web.pins import client_key  # noqa: E402
+from firmware.web.server import MAX_BODY, PinGuard, WebServer, create_app, new_pin  # noqa: E402
 from firmware.web.settings import settings_path  # noqa: E402
 from firmware.web.snapshot import revision  # noqa: E402
 
@@ -115,13 +116,87 @@ def test_a_change_without_the_right_pin_is_refused_and_changes_nothing(served: S
 
 def test_guessing_the_pin_locks_changes_out_for_a_while() -> None:
     now = [0.0]
-    guard = PinGuard("2468", tries=3, window_s=60, clock=lambda: now[0])
+    guard = PinGuard("2468", tries=3, lock_s=60, clock=lambda: now[0])
     for _ in range(3):
         assert guard.check("1111", "10.0.0.5") == (403, "wrong PIN")
-    assert guard.check("2468", "10.0.0.5")[0] == 429  # type: ignore[index]
+    assert guard.check("2468", "10.0.0.5") == (
+        429, "too many wrong PINs from this phone: try again in 60 seconds")
     assert guard.check("2468", "10.0.0.6") is None  # another phone is not locked out
     now[0] = 61.0
     assert guard.check("2468", "10.0.0.5") is None
+
+
+def test_guessers_from_many_addresses_never_lock_out_a_phone_that_was_not_guessing() -> None:
+    now = [0.0]
+    guard = PinGuard("246813", clock=lambda: now[0])
+    for guesser in range(200):  # far past the old limit of 20 wrong PINs a minute for all
+        for _ in range(5):
+            assert guard.check("000000", f"192.168.1.{guesser}")[0] == 403  # type: ignore[index]
+        assert guard.check("246813", f"192.168.1.{guesser}")[0] == 429  # type: ignore[index]
+    assert guard.check("246813", "192.168.2.40") is None
+    assert guard.check("246813", "fe80::1234") is None
+
+
+def test_the_lock_out_doubles_for_each_round_of_wrong_pins_and_the_right_one_clears_it(
+        ) -> None:
+    now = [0.0]
+    guard = PinGuard("246813", tries=5, lock_s=60, max_lock_s=86_400, clock=lambda: now[0])
+    locks = []
+    for _ in range(14):
+        for _ in range(5):
+            assert guard.check("999999", "10.0.0.8") == (403, "wrong PIN")
+        refused = guard.check("246813", "10.0.0.8")
+        assert refused is not None and refused[0] == 429
+        start = now[0]
+        while guard.check(None, "10.0.0.8")[0] == 429:  # type: ignore[index]
+            now[0] += 30.0
+        locks.append(now[0] - start)
+    assert locks[:4] == [60.0, 120.0, 240.0, 480.0]
+    assert locks[-1] == 86_400.0  # a day at most
+    assert guard.check("246813", "10.0.0.8") is None
+    for _ in range(4):  # the right PIN forgot the rounds: back to a minute after five
+        assert guard.check("999999", "10.0.0.8") == (403, "wrong PIN")
+    assert guard.check("999999", "10.0.0.8") == (403, "wrong PIN")
+    assert guard.check("246813", "10.0.0.8") == (
+        429, "too many wrong PINs from this phone: try again in 60 seconds")
+
+
+def test_a_season_of_guessing_from_one_client() -> None:
+    # The arithmetic of firmware/web/pins.py's note: 950 guesses in 180 days.
+    now = [0.0]
+    guard = PinGuard("246813", clock=lambda: now[0])
+    guesses = 0
+    while now[0] < 180 * 86_400:
+        refused = guard.check("000000", "192.168.1.66")
+        assert refused is not None
+        if refused[0] == 403:
+            guesses += 1
+        else:
+            now[0] += 60.0
+    assert guesses == 950
+    assert len(new_pin()) == 6 and new_pin().isdigit()
+
+
+def test_one_machine_cannot_reset_its_count_with_fresh_ipv6_addresses() -> None:
+    now = [0.0]
+    guard = PinGuard("246813", clock=lambda: now[0])
+    for host in range(1, 6):
+        assert guard.check("000000", f"2001:db8:5:6::{host:x}")[0] == 403  # type: ignore[index]
+    assert guard.check("246813", "2001:db8:5:6::99")[0] == 429  # type: ignore[index]
+    assert guard.check("246813", "2001:db8:5:7::1") is None
+    assert client_key("::ffff:10.1.2.3") == "10.1.2.3"
+
+
+def test_the_guard_remembers_a_bounded_number_of_clients() -> None:
+    now = [0.0]
+    guard = PinGuard("246813", max_clients=100, clock=lambda: now[0])
+    for _ in range(5):
+        guard.check("000000", "10.9.9.9")  # locked out: kept while others come and go
+    for host in range(1000):
+        now[0] += 0.01
+        guard.check("000000", f"10.0.{host // 250}.{host % 250}")
+    assert len(guard._clients) <= 100
+    assert guard.check("246813", "10.9.9.9")[0] == 429  # type: ignore[index]
 
 
 @pytest.mark.parametrize(("body", "headers", "status", "message"), [

@@ -17,7 +17,8 @@ Routes:
 
 A change is answered only once the loop has applied it (or refused it):
 200 with the new revision; 400 for a malformed request, 401 without a PIN,
-403 for a wrong one, 429 after too many wrong ones, 409 for a replayed or
+403 for a wrong one, 429 after too many wrong ones from that phone
+(``firmware.web.pins``), 409 for a replayed or
 stale request, 422 when the table refused it (an illegal card), 503 when the
 board did not answer. Nothing but a 200 changes the stored game. A custom
 header for the PIN also means another web site open on the phone cannot post
@@ -30,13 +31,10 @@ loopback, carrier-grade NAT) unless the config says ``allow_public``.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
-import secrets
 import socket
 import threading
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -54,6 +52,7 @@ from firmware.coach import parse_moment, read_review, read_stats
 from firmware.web.address import check_host, is_local_address, is_local_name, lan_address
 from firmware.web.hub import BusyError, Hub, HubClosedError, ReplayedError, Reply
 from firmware.web.inputs import InputError, TableSettings, parse_change
+from firmware.web.pins import PinGuard, new_pin
 
 __all__ = ["create_app", "serve_page", "WebServer", "WebServerError", "PinGuard", "new_pin",
            "check_host", "STATIC", "MAX_BODY"]
@@ -64,39 +63,6 @@ MAX_BODY = 16 * 1024
 
 class WebServerError(OSError):
     """The phone page cannot be served: a bad host setting, or the port cannot be bound."""
-
-
-def new_pin() -> str:
-    """A fresh four-digit PIN for a device whose config sets none."""
-    return f"{secrets.randbelow(10_000):04d}"
-
-
-class PinGuard:
-    """Checks PINs, and stops guessing: ``tries`` wrong PINs from one address (or
-    ``4 * tries`` from everyone) within ``window_s`` lock changes out for the rest of
-    the window."""
-
-    def __init__(self, pin: str, *, tries: int = 5, window_s: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.pin, self.tries, self.window_s, self.clock = pin, tries, window_s, clock
-        self._failures: deque[tuple[float, str]] = deque()
-        self._lock = threading.Lock()
-
-    def check(self, given: str | None, client: str) -> tuple[int, str] | None:
-        """None when ``given`` is the PIN; else the HTTP status and why."""
-        now = self.clock()
-        with self._lock:
-            while self._failures and self._failures[0][0] <= now - self.window_s:
-                self._failures.popleft()
-            mine = sum(who == client for _, who in self._failures)
-            if mine >= self.tries or len(self._failures) >= 4 * self.tries:
-                return 429, "too many wrong PINs: wait a minute and try again"
-            if not given:
-                return 401, "changes need the board's PIN (X-Pin header)"
-            if hmac.compare_digest(given.encode(), self.pin.encode()):
-                return None
-            self._failures.append((now, client))
-            return 403, "wrong PIN"
 
 
 def _error(status: int, message: str, **extra: Any) -> JSONResponse:
