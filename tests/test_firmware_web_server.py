@@ -205,6 +205,10 @@ def test_the_guard_remembers_a_bounded_number_of_clients() -> None:
     (b'{"action": "undo"}', {"Content-Type": "text/plain"}, 415, "application/json"),
     (b'{"action": "undo"}', {}, 400, "application/json"),
     (b"x" * (MAX_BODY + 1), {"Content-Type": "application/json"}, 413, "larger than"),
+    (b"[" * 5000 + b"]" * 5000, {"Content-Type": "application/json"}, 400,
+     "nested more than 32 levels deep"),
+    (b'{"action": "new_match", "rules": ' + b'{"a": ' * 900 + b"0" + b"}" * 901,
+     {"Content-Type": "application/json"}, 400, "nested more than 32 levels deep"),
 ])
 def test_a_malformed_request_is_a_clear_4xx_and_changes_nothing(
         served: Served, body: bytes, headers: dict[str, str], status: int,

@@ -31,7 +31,6 @@ loopback, carrier-grade NAT) unless the config says ``allow_public``.
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 import threading
 import time
@@ -48,8 +47,16 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from engine.jsontext import JsonTextError, loads
 from firmware.coach import parse_moment, read_review, read_stats
 from firmware.web.address import check_host, is_local_address, is_local_name, lan_address
+from firmware.web.connections import (
+    HEADER_TIMEOUT_S,
+    KEEP_ALIVE_S,
+    MAX_HEADER_BYTES,
+    bounded_protocol,
+    connection_limit,
+)
 from firmware.web.hub import BusyError, Hub, HubClosedError, ReplayedError, Reply
 from firmware.web.inputs import InputError, TableSettings, parse_change
 from firmware.web.pins import PinGuard, new_pin
@@ -59,6 +66,8 @@ __all__ = ["create_app", "serve_page", "WebServer", "WebServerError", "PinGuard"
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024
+#: How long a request's body may take to arrive (a phone sends its few hundred bytes at once).
+BODY_TIMEOUT_S = 10.0
 
 
 class WebServerError(OSError):
@@ -246,13 +255,17 @@ async def _body(request: Request) -> Any:
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
         return _error(413, f"the request is larger than {MAX_BODY} bytes")
     raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_BODY:
-            return _error(413, f"the request is larger than {MAX_BODY} bytes")
     try:
-        return json.loads(raw)
-    except ValueError as exc:
+        async with asyncio.timeout(BODY_TIMEOUT_S):
+            async for chunk in request.stream():
+                raw += chunk
+                if len(raw) > MAX_BODY:
+                    return _error(413, f"the request is larger than {MAX_BODY} bytes")
+    except TimeoutError:
+        return _error(408, f"the request's body did not arrive within {BODY_TIMEOUT_S:g} s")
+    try:
+        return loads(raw)
+    except JsonTextError as exc:
         return _error(400, f"the request is not JSON: {exc}")
 
 
@@ -269,7 +282,8 @@ def serve_page(hub: Hub, *, host: str, port: int, pin: str, allow_public: bool =
 
 
 class WebServer:
-    """uvicorn serving ``app`` from a daemon thread, on a socket bound up front.
+    """uvicorn serving ``app`` from a daemon thread, on a socket bound up front, with its
+    connections bounded (``firmware.web.connections``).
 
     Binding in ``start`` (on the caller's thread) makes a taken port a clear
     error at once rather than a log line from another thread. ``stop``
@@ -277,17 +291,28 @@ class WebServer:
     to finish and waits for its thread.
     """
 
-    def __init__(self, app: ASGIApp, *, host: str, port: int, hub: Hub | None = None) -> None:
+    def __init__(self, app: ASGIApp, *, host: str, port: int, hub: Hub | None = None,
+                 header_timeout_s: float = HEADER_TIMEOUT_S,
+                 max_connections: int | None = None) -> None:
         self.app, self.host, self.port, self.hub = app, host, port, hub
+        self.header_timeout_s = header_timeout_s
+        self.max_connections = connection_limit() if max_connections is None else max_connections
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
 
     def start(self, *, timeout_s: float = 10.0) -> None:
         sock = _bind(self.host, self.port)
         self.port = sock.getsockname()[1]
+        # Half-open connections are bounded by firmware.web.connections; uvicorn's own
+        # concurrency limit stays as a backstop that the bound keeps out of reach.
+        http = bounded_protocol(header_timeout_s=self.header_timeout_s,
+                                max_connections=self.max_connections)
         config = uvicorn.Config(self.app, log_level="warning", access_log=False,
-                                lifespan="off", ws="none", http="h11", loop="asyncio",
-                                timeout_graceful_shutdown=2, server_header=False)
+                                lifespan="off", ws="none", http=http, loop="asyncio",
+                                timeout_graceful_shutdown=2, server_header=False,
+                                timeout_keep_alive=KEEP_ALIVE_S,
+                                h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+                                limit_concurrency=self.max_connections + 16)
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                                   name="cribbage-web", daemon=True)
