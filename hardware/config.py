@@ -119,6 +119,11 @@ def read_toml(path: Path | str) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config {str(path)!r} is not valid TOML: {exc}") from exc
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables by recursion: a few hundred
+        # levels exhaust the stack. No config nests more than two.
+        raise ConfigError(f"config {str(path)!r} nests arrays or tables too deep to "
+                          f"read") from None
 
 
 def load_config(path: Path | str) -> BoardConfig:

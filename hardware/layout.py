@@ -178,10 +178,27 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+#: The most a config may ask for: far past any real board, and small enough that building
+#: the layout is instant (``tracks = 1000000`` once took 25 s before it was refused).
+MAX_TRACKS = 8
+MAX_HOLES = 1_000
+MAX_LEDS = 10_000
+_MOST = {"tracks": MAX_TRACKS, "holes": MAX_HOLES, "row_length": MAX_HOLES, "n_leds": MAX_LEDS}
+
+
 def _check_positive(kind: str, **values: int | None) -> None:
     for name, value in values.items():
         if value is not None and value < 1:
             raise LayoutError(f"layout {kind!r}: {name} must be at least 1, got {value!r}")
+        most = _MOST[name]
+        if value is not None and value > most:
+            raise LayoutError(f"layout {kind!r}: {name} must be at most {most:,}, got {value!r}")
+
+
+def _check_offset(kind: str, name: str, value: int) -> None:
+    # A negative LED is the layout's own error (it names the hole); only the size is ours.
+    if value > MAX_LEDS:
+        raise LayoutError(f"layout {kind!r}: {name} must be at most {MAX_LEDS:,}, got {value!r}")
 
 
 def per_side_tracks(
@@ -200,6 +217,8 @@ def per_side_tracks(
     board so the data wire stays short.
     """
     _check_positive("per_side", tracks=tracks, holes=holes, n_leds=n_leds)
+    for start in track_starts or ():
+        _check_offset("per_side", "track_starts", start)
     starts = list(track_starts) if track_starts is not None else [t * holes for t in range(tracks)]
     flips = list(reversed) if reversed is not None else [False] * tracks
     if len(starts) != tracks:
@@ -229,6 +248,7 @@ def shared_track(
 ) -> Layout:
     """A single track that every side pegs on; sides on one hole share its LED."""
     _check_positive("shared", holes=holes, n_leds=n_leds)
+    _check_offset("shared", "first_led", first_led)
     index = (np.arange(holes) + first_led).reshape(1, holes)
     options: dict[str, Any] = {}
     if holes != HOLES_121:
@@ -263,7 +283,9 @@ def serpentine(
     each end. The start holes come first on the strip (one per track), then
     the rows, then the game holes (one per track).
     """
-    _check_positive("serpentine", tracks=tracks, holes=holes, row_length=row_length, n_leds=n_leds)
+    _check_positive("serpentine", tracks=tracks, holes=holes, row_length=row_length,
+                    n_leds=n_leds)
+    _check_offset("serpentine", "first_led", first_led)
     scoring = holes - 2
     if scoring < 1:
         raise LayoutError(f"layout 'serpentine': holes must be at least 3, got {holes}")

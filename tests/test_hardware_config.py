@@ -96,3 +96,12 @@ def test_bad_toml_names_the_file(tmp_path: Path) -> None:
     path.write_text("[board\n")
     with pytest.raises(ConfigError, match="bad.toml' is not valid TOML"):
         load_config(path)
+
+
+@pytest.mark.parametrize("nested", ["x = " + "[" * 2000 + "]" * 2000,
+                                    "x = " + "{a = " * 2000 + "1" + "}" * 2000])
+def test_toml_nested_past_the_stack_is_refused_in_words(tmp_path: Path, nested: str) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text("[board]\n" + nested + "\n")
+    with pytest.raises(ConfigError, match="deep.toml' nests arrays or tables too deep to read"):
+        load_config(path)

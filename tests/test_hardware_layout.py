@@ -106,6 +106,15 @@ def test_from_config_round_trips_through_repr(table: dict[str, object]) -> None:
         ({"kind": "per_side", "tracks": "3"}, r"tracks must be an integer, got '3'"),
         ({"kind": "per_side", "tracks": 0}, r"tracks must be at least 1, got 0"),
         ({"kind": "per_side", "reversed": "yes"}, r"reversed must be a list of booleans"),
+        # Sizes past any board are refused before anything that size is built.
+        ({"kind": "per_side", "tracks": 1_000_000}, r"tracks must be at most 8, got 1000000"),
+        ({"kind": "per_side", "holes": 10**9}, r"holes must be at most 1,000, got 1000000000"),
+        ({"kind": "per_side", "n_leds": 10**12}, r"n_leds must be at most 10,000"),
+        ({"kind": "per_side", "track_starts": [0, 10**9, 244]},
+         r"track_starts must be at most 10,000, got 1000000000"),
+        ({"kind": "serpentine", "row_length": 10**9}, r"row_length must be at most 1,000"),
+        ({"kind": "serpentine", "first_led": 10**15}, r"first_led must be at most 10,000"),
+        ({"kind": "shared", "first_led": 10**15}, r"first_led must be at most 10,000"),
     ],
 )
 def test_from_config_rejects_bad_tables(table: dict[str, object], message: str) -> None:
