@@ -10,11 +10,16 @@ old one untouched.
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["fsync_dir", "replace_file"]
+__all__ = ["NotAFileError", "fsync_dir", "replace_file"]
+
+
+class NotAFileError(OSError):
+    """The path names something that is not a plain file (a FIFO, a device, a folder)."""
 
 
 def replace_file(path: Path, data: bytes, *, check: Callable[[Path], object] | None = None,
@@ -23,24 +28,43 @@ def replace_file(path: Path, data: bytes, *, check: Callable[[Path], object] | N
 
     ``check`` gets the written copy before the rename and raises to keep the old
     file (what it returns is ignored, so a loader serves); ``mode`` sets the new
-    file's permission bits (a temporary file starts private, 0o600). The folder
-    must exist.
+    file's permission bits, else it keeps the old file's, or a new file gets
+    what the umask allows (as ``open`` would). A symbolic link is followed, so
+    the file it names is replaced, not the link; a FIFO, a device or a folder
+    is refused, never replaced by a file. The folder must exist.
     """
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    target = Path(os.path.realpath(path))
+    try:
+        old = os.stat(target)
+    except FileNotFoundError:
+        old = None
+    if old is not None and not stat.S_ISREG(old.st_mode):
+        raise NotAFileError(f"{str(path)!r} is {_kind(old.st_mode)}, not a file: "
+                            f"give the path of a file to write")
+    temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}.part"
+    # 0o666 through os.open lets the kernel apply the umask, as for any new file.
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
             out.flush()
+            if mode is not None or old is not None:
+                os.fchmod(out.fileno(), mode if mode is not None
+                          else stat.S_IMODE(old.st_mode))  # type: ignore[union-attr]
             os.fsync(out.fileno())
         if check is not None:
-            check(Path(temporary))
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, path)
+            check(temporary)
+        os.replace(temporary, target)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
-    fsync_dir(path.parent)
+    fsync_dir(target.parent)
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
+             (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "not a plain file")
 
 
 def fsync_dir(directory: Path) -> None:

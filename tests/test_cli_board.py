@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import cv2
@@ -119,3 +121,23 @@ def test_too_few_tracks_in_the_config_exits_2(
     log = write_log(tmp_path, HEELS)
     assert main(["board", str(log), "-o", str(tmp_path / "b.png"), "--config", str(config)]) == 2
     assert "side 1 has no track" in capsys.readouterr().err
+
+
+def test_output_over_a_fifo_is_refused_and_the_fifo_kept(tmp_path: Path, capsys) -> None:
+    fifo = tmp_path / "board.png"
+    os.mkfifo(fifo)
+    log = Path(__file__).parent / "games" / "two-players.jsonl"
+    assert main(["board", str(log), "-o", str(fifo)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "board.png' is a FIFO, not a file" in err
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and list(tmp_path.iterdir()) == [fifo]
+
+
+def test_the_picture_gets_what_the_umask_allows(tmp_path: Path, capsys) -> None:
+    before = os.umask(0o022)
+    try:
+        log = Path(__file__).parent / "games" / "two-players.jsonl"
+        assert main(["board", str(log), "-o", str(tmp_path / "b.png")]) == 0
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE((tmp_path / "b.png").stat().st_mode) == 0o644

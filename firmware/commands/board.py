@@ -38,6 +38,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from firmware.files import replace_file
     from firmware.gamelog import load_game
     from hardware.config import BoardConfig, read_toml
     from hardware.layout import Layout
@@ -71,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
     simulator = SimulatorStrip(layout)
     simulator.show(renderer(state))
     title = f"{args.log.name} - {layout.kind} layout, {layout.n_leds} LEDs"
-    simulator.to_png(args.output, state, palette=config.palette, title=title)
+    # Through replace_file: never over a FIFO or a device, the umask kept, on disk once said.
+    replace_file(args.output, simulator.png_bytes(state, palette=config.palette, title=title))
 
     if args.json:
         print_json(

@@ -382,6 +382,15 @@ class SimulatorStrip:
                 )
         return img
 
+    def png_bytes(self, state: BoardState | None = None, **options: Any) -> bytes:
+        """``to_image(state)`` encoded as a PNG, for a caller that writes it its own way."""
+        import cv2
+
+        ok, data = cv2.imencode(".png", self.to_image(state, **options), PNG_OPTIONS)
+        if not ok:
+            raise OSError("could not encode the board picture")
+        return bytes(data.tobytes())
+
     def to_png(self, path: Path | str, state: BoardState | None = None, **options: Any) -> Path:
         """Writes ``to_image(state)`` as a PNG at ``path``, atomically; returns the path.
 
@@ -390,16 +399,12 @@ class SimulatorStrip:
         one picture, and syncing each frame to an SD card would wear it for nothing).
         The device's own files go through ``firmware.files.replace_file``.
         """
-        import cv2
-
-        ok, data = cv2.imencode(".png", self.to_image(state, **options), PNG_OPTIONS)
-        if not ok:
-            raise OSError(f"could not encode the board picture for {str(path)!r}")
+        data = self.png_bytes(state, **options)
         target = Path(path)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data.tobytes())
+                fh.write(data)
             os.replace(tmp, target)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
