@@ -108,3 +108,11 @@ def test_the_console_script_in_a_fresh_process() -> None:
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.strip().endswith("invalid card: 'ZZ' (expected a rank A 2-10 T J Q K and "
                                        "a suit C D H S)")
+
+
+def test_a_second_starter_is_refused_not_silently_taken(capsys) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["score", "5H", "5C", "5S", "JD", "--starter", "5D", "--starter", "4C"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--starter given twice ('5D' and '4C')" in err

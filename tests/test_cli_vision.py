@@ -101,7 +101,24 @@ def test_show_unreadable_image_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     bad = tmp_path / "x.png"
     bad.write_text("not a picture")
     assert main(["vision", "show", str(bad), "-o", str(tmp_path / "o.png")]) == 2
-    assert "cannot read image" in capsys.readouterr().err
+    assert "cannot read the image" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, why", [
+    (None, "No such file or directory"),
+    (b"\x89PNG\r\n\x1a\n garbage", "not a picture OpenCV can decode"),
+    (b"", "not a picture OpenCV can decode"),
+])
+def test_an_unreadable_image_is_one_line_and_no_opencv_warning(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str], content: bytes | None,
+        why: str) -> None:
+    bad = tmp_path / "x.png"
+    if content is not None:
+        bad.write_bytes(content)
+    assert main(["vision", "show", str(bad), "-o", str(tmp_path / "o.png")]) == 2
+    err = capfd.readouterr().err  # OpenCV writes to the descriptor, past sys.stderr
+    assert err.splitlines() == [f"cribbage-board vision: cannot read the image {str(bad)!r}: "
+                                f"{why}"]
 
 
 def test_snap_saves_the_cameras_frame_and_never_a_half_photo(

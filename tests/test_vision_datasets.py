@@ -89,3 +89,33 @@ def test_datasets_root_honours_env(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert datasets_root() == tmp_path
     monkeypatch.setenv("CRIBBAGE_DATASETS", str(tmp_path / "missing"))
     assert datasets_root() is None
+
+
+@pytest.mark.parametrize("labels, message", [
+    ('{"images": [{"file": ' + "[" * 2000 + "]" * 2000 + ', "cards": []}]}',
+     "nested more than 32 levels deep"),
+    ('{"images": [{"file": 7, "cards": ["5H"]}]}', "every image entry needs a 'file'"),
+    ('{"images": [{"file": ["a.jpg"], "cards": ["5H"]}]}', "every image entry needs a 'file'"),
+    ('{"images": [{"file": "../../etc/passwd", "cards": ["5H"]}]}',
+     "'file' must name a photo inside the folder, not '../../etc/passwd'"),
+    ('{"images": [{"file": "/etc/passwd", "cards": ["5H"]}]}',
+     "'file' must name a photo inside the folder, not '/etc/passwd'"),
+    ('{"images": [{"file": "sub\\\\..\\\\..\\\\x.jpg", "cards": ["5H"]}]}',
+     "'file' must name a photo inside the folder"),
+])
+def test_load_labels_refuses_entries_that_leave_the_folder_or_are_not_names(
+        tmp_path: Path, labels: str, message: str) -> None:
+    (tmp_path / "labels.json").write_text(labels)
+    with pytest.raises(ValueError, match=message):
+        load_labels(tmp_path)
+
+
+def test_vision_eval_on_a_label_outside_the_folder_is_one_line(tmp_path: Path,
+                                                                capsys) -> None:
+    from firmware.cli import main
+
+    (tmp_path / "labels.json").write_text(
+        '{"images": [{"file": "../../etc/passwd", "cards": ["5H"]}]}')
+    assert main(["vision", "eval", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "must name a photo inside the folder" in err

@@ -14,14 +14,14 @@ honest dev measure, and tuning on it keeps the test split untouched.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Literal
 
 from engine.cards import Card
+from engine.jsontext import JsonTextError, loads
 
 __all__ = [
     "LabelledImage",
@@ -97,20 +97,32 @@ def datasets_root() -> Path | None:
     return path if path.is_dir() else None
 
 
+def _check_file(labels_path: Path, entry: object) -> None:
+    """Each entry names a photo inside the folder: a relative path that stays there (no
+    ``..`` out of it, no absolute path), so an eval reads only the dataset's own files."""
+    name = entry.get("file") if isinstance(entry, dict) else None
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"{labels_path}: every image entry needs a 'file' naming a photo, "
+                         f"not {str(entry)[:80]}")
+    relative = PurePosixPath(name.replace("\\", "/"))
+    if relative.is_absolute() or PureWindowsPath(name).drive or ".." in relative.parts:
+        raise ValueError(f"{labels_path}: 'file' must name a photo inside the folder, "
+                         f"not {name!r}")
+
+
 def load_labels(directory: Path, *, split: Split = "all") -> list[LabelledImage]:
     """Reads ``DIR/labels.json``; a bad card token or a missing key is a ``ValueError``."""
     labels_path = Path(directory) / "labels.json"
     try:
-        data = json.loads(labels_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{labels_path}: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
+        data = loads(labels_path.read_text(encoding="utf-8"))
+    except JsonTextError as exc:
+        raise ValueError(f"{labels_path}: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise ValueError(f"{labels_path}: expected an object with an 'images' list")
     out: list[LabelledImage] = []
-    try:
-        test = held_out_names([str(entry["file"]) for entry in data["images"]])
-    except (KeyError, TypeError) as exc:
-        raise ValueError(f"{labels_path}: every image entry needs a 'file'") from exc
+    for entry in data["images"]:
+        _check_file(labels_path, entry)
+    test = held_out_names([entry["file"] for entry in data["images"]])
     for entry in data["images"]:
         try:
             name = entry["file"]

@@ -14,11 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import cv2
-
 from vision.classifier import ScoreAdjuster
 from vision.datasets import Split, load_labels
 from vision.detection import DEFAULT_MIN_CONFIDENCE
+from vision.imagefile import read_image
 from vision.photo import PHOTO_ASPECTS, recognise_photo
 
 __all__ = ["evaluate"]
@@ -47,9 +46,7 @@ def evaluate(
     times: list[float] = []
     n_labelled = n_found = n_right = n_exact = 0
     for item in labelled:
-        image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise OSError(f"cannot read image {item.path}")
+        image = read_image(item.path)
         start = time.perf_counter()
         detections = recognise_photo(image, min_confidence=min_confidence, deck=deck,
                                      aspects=aspects)

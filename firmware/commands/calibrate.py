@@ -70,15 +70,13 @@ def _markers(players: Sequence[str], overrides: Sequence[str]) -> dict[str, Card
 
 
 def _frame(args: argparse.Namespace, config: Any) -> Any:
-    import cv2
 
     if args.image is not None:
         if args.source is not None or args.path is not None:
             raise CalibrationError("give either --image FILE or --source/--path, not both")
-        image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-        if image is None:
-            raise CalibrationError(f"cannot read the image {str(args.image)!r}")
-        return image
+        from vision.imagefile import read_image
+
+        return read_image(args.image)
     from firmware.camera_frame import grab_frame
 
     return grab_frame(config, source=args.source, path=args.path)

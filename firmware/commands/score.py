@@ -18,7 +18,8 @@ def register(subparsers: Any) -> None:
     )
     # nargs="+" so a wrong count gets the engine's message, which quotes the cards.
     parser.add_argument("cards", nargs="+", metavar="CARD", help="the four hand or crib cards")
-    parser.add_argument("--starter", required=True, metavar="CARD", help="the cut card")
+    parser.add_argument("--starter", required=True, metavar="CARD", action=_Once,
+                        help="the cut card")
     parser.add_argument("--crib", action="store_true", help="count as the crib (5-card flush)")
     parser.add_argument(
         "--crib-four-flush",
@@ -46,3 +47,16 @@ def run(args: argparse.Namespace) -> int:
     lines.append(f"total {score.total}{nineteen}")
     print("\n".join(lines))
     return 0
+
+
+class _Once(argparse.Action):
+    """Stores an option that may be given once: a second ``--starter`` is an error, not the
+    one that silently counts."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        before = getattr(namespace, self.dest, None)
+        if before is not None:
+            parser.error(f"{option_string} given twice ({before!r} and {values!r}): "
+                         f"a show has one starter")
+        setattr(namespace, self.dest, values)

@@ -113,11 +113,10 @@ def _show(args: argparse.Namespace) -> int:
 
     from firmware.cli import print_json
     from vision.draw import draw_detections
+    from vision.imagefile import read_image
     from vision.photo import PHOTO_ASPECTS, recognise_photo
 
-    image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-    if image is None:
-        raise ValueError(f"cannot read image {str(args.image)!r}")
+    image = read_image(args.image)
     if args.output.suffix.lower() != ".png":
         raise ValueError(f"output must be a .png file, got {str(args.output)!r}")
     detections = recognise_photo(image, deck=_deck(args), min_confidence=_min_conf(args),
@@ -164,11 +163,11 @@ def _snap(args: argparse.Namespace) -> int:
 
 
 def _teach(args: argparse.Namespace) -> int:
-    import cv2
 
     from firmware.cli import print_json
     from firmware.files import replace_file
     from vision.deck import TeachPhoto, load_profile, photo_cards, teach
+    from vision.imagefile import read_image
 
     given = [("--cards", c, None) for c in args.cards or []] + [
         ("--suit", None, s) for s in args.suit or []]
@@ -179,7 +178,7 @@ def _teach(args: argparse.Namespace) -> int:
                          f"got {len(given)}")
     if args.out.suffix.lower() != ".npz":
         raise ValueError(f"output must be a .npz file, got {str(args.out)!r}")
-    photos = [TeachPhoto(str(path), cv2.imread(str(path), cv2.IMREAD_COLOR),
+    photos = [TeachPhoto(str(path), read_image(path),
                          photo_cards(cards=cards, suit=suit))
               for path, (_, cards, suit) in zip(args.photos, given, strict=True)]
     profile = teach(photos, as_laid=args.as_laid)
