@@ -123,7 +123,7 @@ class WebConfig:
     clients from local networks are served), one of the Pi's own addresses,
     or ``localhost``. A public address is refused unless ``allow_public``.
     ``port`` 0 takes any free port (it is printed). ``pin`` (4 to 8 digits)
-    guards every change; None makes one up at each start and prints it.
+    guards every change; None makes up one of 6 digits at each start and prints it.
     Viewing needs no PIN.
     """
 
