@@ -41,13 +41,14 @@ from engine.events import Event, NewGame, dumps_event, parse_event, parse_line
 from engine.game import Game
 from engine.records import LogError, Pegged
 from firmware.files import fsync_dir
+from firmware.store_mark import Mark, MarkFile, mark_path, read_mark
 
 __all__ = [
-    "EventStore", "Appended", "Recovery", "StoredEvent", "MatchSummary", "GameSummary",
-    "StoreError", "StoreDamagedError", "SCHEMA_VERSION",
+    "EventStore", "Appended", "Recovery", "LostEvent", "StoredEvent", "MatchSummary",
+    "GameSummary", "StoreError", "StoreDamagedError", "SCHEMA_VERSION",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the lost table
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -72,6 +73,13 @@ CREATE TABLE IF NOT EXISTS games (
     result  TEXT NOT NULL,               -- win | skunk | double_skunk
     value   INTEGER NOT NULL,            -- match points, from the game's rules.game_values
     scores  TEXT NOT NULL                -- JSON list, one score per side
+);
+-- Events a repair could not keep: their ids stay taken, so the events table may skip them.
+CREATE TABLE IF NOT EXISTS lost (
+    id     INTEGER PRIMARY KEY,          -- the lost event's id
+    place  TEXT NOT NULL,                -- JSON list of [match, game] it belonged to
+    why    TEXT NOT NULL,
+    at     REAL NOT NULL                 -- when the repair found it lost
 );
 -- Finished games whose ending event still stands (an undone ending is not a result).
 CREATE VIEW IF NOT EXISTS finished_games AS
@@ -110,13 +118,32 @@ class StoredEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class LostEvent:
+    """An event the store held, or acknowledged, that a repair could not keep.
+
+    ``where`` is the (match, game) it belonged to, games counted from 1 within
+    their match; an event that could not be read gets the places of the events
+    around it, so it may name two (game 0: the match is known, the game not).
+    """
+
+    id: int
+    where: tuple[tuple[int, int], ...]
+    why: str
+
+    def place(self) -> str:
+        return " or ".join(f"match {m}" + (f" game {g}" if g else "") for m, g in self.where) \
+            or "an unknown match"
+
+
+@dataclass(frozen=True, slots=True)
 class Recovery:
     """What opening a damaged store did, for the device to show and log.
 
     ``kept`` rows (events, undone ones included) were copied into the fresh
-    store; ``damaged_at`` is the id of the first row that could not be trusted
-    (None when the file could not be read at all); the original files were
-    renamed to ``moved_to`` and nothing was written to them.
+    store and ``lost`` lists every event that was not, with why; ``damaged_at``
+    is the id of the first row that could not be trusted (None when the damage
+    was not in a row); the original files were renamed to ``moved_to`` and
+    nothing was written to them.
     """
 
     path: Path
@@ -124,12 +151,34 @@ class Recovery:
     kept: int
     damaged_at: int | None
     reason: str
+    lost: tuple[LostEvent, ...] = ()
 
     def __str__(self) -> str:
         where = "" if self.damaged_at is None else f" at event id {self.damaged_at}"
+        if self.lost:
+            kept = (f"kept {self.kept} of {self.kept + len(self.lost)} events and lost "
+                    f"{_lost_words(self.lost)}")
+        else:
+            kept = f"kept all {self.kept} events"
         return (f"event store {str(self.path)!r} was damaged{where} ({self.reason}); "
-                f"kept the {self.kept} events before it, the damaged file is now "
-                f"{str(self.moved_to)!r}")
+                f"{kept}; the damaged file is now {str(self.moved_to)!r}")
+
+
+def _lost_words(lost: tuple[LostEvent, ...]) -> str:
+    """'event 5 (match 1 game 1: checksum mismatch), events 9-12 (...)': runs of neighbours
+    lost in the same place for the same reason read as one range."""
+    runs: list[list[LostEvent]] = []
+    for event in lost:
+        last = runs[-1][-1] if runs else None
+        if last and last.id + 1 == event.id and (last.where, last.why) == (event.where, event.why):
+            runs[-1].append(event)
+        else:
+            runs.append([event])
+    parts = []
+    for run in runs:
+        ids = f"event {run[0].id}" if len(run) == 1 else f"events {run[0].id}-{run[-1].id}"
+        parts.append(f"{ids} ({run[0].place()}: {run[0].why})")
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,13 +263,23 @@ class EventStore:
 
     def __init__(self, path: Path, conn: sqlite3.Connection, *,
                  clock: Callable[[], float], recovery: Recovery | None,
-                 rows: list[_Row], readonly: bool) -> None:
+                 rows: list[_Row], lost: frozenset[int], readonly: bool) -> None:
         self.path = path
         self.recovery = recovery
         self.readonly = readonly
         self._conn = conn
         self._clock = clock
-        self._last_id = max((r.id for r in rows), default=0)
+        # Lost ids stay taken: a new event never reuses the id of one a repair reported.
+        self._last_id = max([0, *lost, *(r.id for r in rows)])
+        last = rows[-1] if rows else None
+        self._acknowledged = Mark(self._last_id, last.crc if last else 0,
+                                  last.match if last else 0,
+                                  sum(r.undone_at is not None for r in rows))
+        self._mark: MarkFile | None = None
+        self._unsynced = 0
+        if not readonly:
+            self._mark = MarkFile.open(mark_path(path))
+            self._mark.write(self._acknowledged, durable=True)
         self._match: int | None = max((r.match for r in rows), default=None)
         if self._match is None:
             found = conn.execute("SELECT max(id) FROM matches").fetchone()[0]
@@ -246,27 +305,31 @@ class EventStore:
             raise StoreError(f"no event store at {str(path)!r}"
                              + (" (the file is empty)" if path.exists() else ""))
         if path.exists() and path.stat().st_size > 0:
+            # The mark first: read after the rows, it could name a commit made meanwhile.
+            mark = read_mark(mark_path(path))
             try:
-                rows = _verified_rows(path)
+                rows, lost = _verified_rows(path, mark)
             except _Damage as damage:
                 if readonly:
                     where = "" if damage.row_id is None else f" at event id {damage.row_id}"
                     raise StoreDamagedError(
                         f"event store {str(path)!r} is damaged{where}: {damage.reason} "
                         "(the device repairs it when it next starts)") from None
-                return cls._repair(path, damage, clock)
+                return cls._repair(path, damage, mark, clock)
             conn = _connect(path, readonly=readonly)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = _connect(path, readonly=False)
-            rows = []
+            rows, lost = [], frozenset()
         if not readonly:
             _create_schema(conn)
-        return cls(path, conn, clock=clock, recovery=None, rows=rows, readonly=readonly)
+        return cls(path, conn, clock=clock, recovery=None, rows=rows, lost=lost,
+                   readonly=readonly)
 
     @classmethod
-    def _repair(cls, path: Path, damage: _Damage, clock: Callable[[], float]) -> EventStore:
-        good = _salvage(path, damage)
+    def _repair(cls, path: Path, damage: _Damage, mark: Mark | None,
+                clock: Callable[[], float]) -> EventStore:
+        good, lost, earlier = _salvage(path, mark)
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(clock()))
         moved = path.with_name(f"{path.name}.damaged-{stamp}")
         n = 1
@@ -279,20 +342,34 @@ class EventStore:
         with closing(_connect(fresh, readonly=False)) as conn:
             _create_schema(conn)
             _copy_rows(conn, good)
-        # The original keeps its -wal beside it under the new name, so it stays readable.
-        for source, suffix in zip(_family(path), ("", "-wal", "-shm", "-journal"), strict=True):
+            _record_lost(conn, [*earlier, *lost], clock())
+        # The original keeps its -wal (and mark) beside it under the new name, so it stays
+        # readable; the fresh store's mark is written when it opens.
+        for source, suffix in zip(_family(path), _SUFFIXES, strict=True):
             if source.exists():
                 source.rename(moved.with_name(moved.name + suffix))
         for leftover in _family(fresh)[1:]:
             leftover.unlink(missing_ok=True)
         fresh.rename(path)
         fsync_dir(path.parent)
-        recovery = Recovery(path, moved, len(good), damage.row_id, damage.reason)
-        store = cls.open(path, clock=clock)
-        store.recovery = recovery
-        return store
+        first_lost = lost[0].id if lost else None
+        damaged_at = damage.row_id if damage.row_id is not None else first_lost
+        recovery = Recovery(path, moved, len(good), damaged_at, damage.reason, tuple(lost))
+        try:
+            rows, kept_lost = _verified_rows(path, None)
+        except _Damage as damage:  # never expected: the fresh store is what salvage made
+            raise StoreError(f"event store {str(path)!r} is still damaged after its repair "
+                             f"({damage.reason}); the original is {str(moved)!r}") from None
+        conn = _connect(path, readonly=False)
+        _create_schema(conn)
+        return cls(path, conn, clock=clock, recovery=recovery, rows=rows, lost=kept_lost,
+                   readonly=False)
 
     def close(self) -> None:
+        if self._mark is not None:
+            self._mark.write(self._acknowledged, durable=True)
+            self._mark.close()
+            self._mark = None
         self._conn.close()
 
     def __enter__(self) -> EventStore:
@@ -384,12 +461,23 @@ class EventStore:
             if found is None:
                 raise StoreError(f"event id {event_id} is not in the store any more")
             conn.execute("UPDATE events SET undone_at = ? WHERE id = ?", (now, event_id))
+        ack = self._acknowledged
+        self._acknowledge(Mark(ack.last_id, ack.crc, ack.match, ack.undone + 1), durable=True)
         self._lines.pop()
         self._ids.pop()
         self._game = Game.replay(self._lines)
         return StoredEvent(event_id, self._match or 0, line, found[0], now)
 
     # -- history ---------------------------------------------------------------
+
+    def lost(self) -> tuple[LostEvent, ...]:
+        """Every event a repair of this store could not keep, oldest first (see ``Recovery``)."""
+        out = []
+        for event_id, place, why in self._conn.execute(
+                "SELECT id, place, why FROM lost ORDER BY id"):
+            where = tuple((int(m), int(g)) for m, g in json.loads(place))
+            out.append(LostEvent(event_id, where, why))
+        return tuple(out)
 
     def events(self, match: int | None = None, *, include_undone: bool = False
                ) -> Iterator[StoredEvent]:
@@ -436,7 +524,8 @@ class EventStore:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot write to event store {str(self.path)!r}: {exc}") from exc
         try:
-            last = conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
+            last = conn.execute("SELECT max(coalesce((SELECT max(id) FROM events), 0), "
+                                "coalesce((SELECT max(id) FROM lost), 0))").fetchone()[0]
             if last != self._last_id:
                 raise StoreError(
                     f"event store {str(self.path)!r} was written by another process "
@@ -464,13 +553,30 @@ class EventStore:
                 conn.execute("UPDATE matches SET players = ?, sides = ? WHERE id = ?",
                              (players, sides, match))
             event_id = self._last_id + 1
+            crc = _crc(event_id, match, now, line)
             conn.execute("INSERT INTO events (id, match, line, crc, at) VALUES (?, ?, ?, ?, ?)",
-                         (event_id, match, line, _crc(event_id, match, now, line), now))
+                         (event_id, match, line, crc, now))
             if ended:
                 _record_game(conn, event_id, match, self._game)
         self._last_id = event_id
         self._match = match
+        self._acknowledge(Mark(event_id, crc, match, self._acknowledged.undone), durable=ended)
         return event_id
+
+    def _acknowledge(self, mark: Mark, *, durable: bool) -> None:
+        """Records a commit in the mark: flushed at game ends, undos and every
+        ``_SYNC_EVERY`` commits, otherwise left to the page cache (a power cut then
+        leaves the mark a little behind, never ahead)."""
+        self._acknowledged = mark
+        self._unsynced += 1
+        durable = durable or self._unsynced >= _SYNC_EVERY
+        if self._mark is not None:
+            self._mark.write(mark, durable=durable)
+        if durable:
+            self._unsynced = 0
+
+
+_SYNC_EVERY = 16
 
 
 def _players_and_sides(game: Game) -> tuple[str, str]:
@@ -500,57 +606,145 @@ def _create_schema(conn: sqlite3.Connection) -> None:
         conn.execute("COMMIT")
 
 
+_SUFFIXES = ("", "-wal", "-shm", "-journal", "-mark")
+
+
 def _family(path: Path) -> list[Path]:
-    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"),
-            path.with_name(path.name + "-journal")]
+    return [path.with_name(path.name + suffix) for suffix in _SUFFIXES]
 
 
-def _row(values: tuple[Any, ...]) -> _Row:
-    return _Row(*values)
+_SELECT = "SELECT id, match, line, crc, at, undone_at, typeof(line) = 'text' FROM events"
 
 
-def _check_row(row: _Row, expected_id: int) -> str | None:
-    """Why ``row`` cannot be trusted, or None."""
-    if row.id != expected_id:
-        return f"event id {expected_id} is missing (found {row.id} next)"
-    if not isinstance(row.line, str) or not isinstance(row.crc, int):
-        return "a row of the wrong type"
-    if not isinstance(row.at, float) or _crc(row.id, row.match, row.at, row.line) != row.crc:
-        return "checksum mismatch"
-    return None
+def _reader(path: Path) -> sqlite3.Connection:
+    """A read-only connection that hands text back as bytes: one bad byte in a row is
+    that row's damage, not an error that stops the store from opening."""
+    conn = _connect(path, readonly=True)
+    conn.text_factory = bytes
+    return conn
 
 
-_SELECT = "SELECT id, match, line, crc, at, undone_at FROM events"
-
-
-def _verified_rows(path: Path) -> list[_Row]:
-    """Every row of an intact store, checked; raises ``_Damage`` at the first problem."""
+def _read_row(values: tuple[Any, ...]) -> tuple[_Row, str | None]:
+    """A row as read, and why it cannot be trusted (None when its checksum holds)."""
+    event_id, match, raw, crc, at, undone_at, is_text = values
+    line = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
+    row = _Row(event_id, match, line, crc, at, undone_at)
+    if not (is_text and isinstance(raw, bytes) and isinstance(event_id, int)
+            and isinstance(match, int) and isinstance(crc, int) and isinstance(at, float)
+            and (undone_at is None or isinstance(undone_at, float))):
+        return row, "a row of the wrong type"
     try:
-        with closing(_connect(path, readonly=True)) as conn:
+        raw.decode()
+    except UnicodeDecodeError:
+        return row, "its text is not UTF-8"
+    if _crc(event_id, match, at, line) != crc:
+        return row, "checksum mismatch"
+    return row, None
+
+
+def _verified_rows(path: Path, mark: Mark | None) -> tuple[list[_Row], frozenset[int]]:
+    """Every row of an intact store, checked, and the ids a repair recorded as lost;
+    raises ``_Damage`` at the first problem."""
+    rows: list[_Row] = []
+    lost: frozenset[int] = frozenset()
+    try:
+        with closing(_reader(path)) as conn:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StoreError(f"event store {str(path)!r} was written by a newer version "
                                  f"(schema {version}, this program knows {SCHEMA_VERSION})")
             check = conn.execute("PRAGMA quick_check").fetchall()
-            if check != [("ok",)]:
-                first = " ".join(line for line in str(check[0][0]).splitlines()[:2])
+            if check != [(b"ok",)]:
+                text = check[0][0]
+                text = text.decode(errors="replace") if isinstance(text, bytes) else str(text)
+                first = " ".join(text.splitlines()[:2])
                 raise _Damage(None, f"SQLite quick_check: {first}")
             if version == 0:
                 tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
                 if tables:
                     raise _Damage(None, "not an event store (it has other tables)")
-                return []
-            rows = [_row(r) for r in conn.execute(_SELECT + " ORDER BY id")]
+                rows = []
+            else:
+                lost = _lost_ids(conn, version)
+                expected = 0
+                for values in conn.execute(_SELECT + " ORDER BY id"):
+                    expected += 1
+                    while expected in lost:
+                        expected += 1
+                    row, problem = _read_row(values)
+                    if row.id != expected:
+                        raise _Damage(expected, f"event id {expected} is missing "
+                                                f"(found {row.id!r} next)")
+                    if problem:
+                        raise _Damage(expected, problem)
+                    rows.append(row)
+                _check_history(conn)
     except sqlite3.DatabaseError as exc:
         if not _is_damage(exc):
             raise StoreError(f"cannot read event store {str(path)!r}: {exc}") from exc
         raise _Damage(None, f"SQLite: {exc}") from None
-    for expected, row in enumerate(rows, start=1):
-        problem = _check_row(row, expected)
-        if problem:
-            raise _Damage(expected, problem)
+    _check_mark(rows, lost, mark)
     _check_replay(rows)
-    return rows
+    return rows, lost
+
+
+def _lost_ids(conn: sqlite3.Connection, version: int) -> frozenset[int]:
+    if version < 2:
+        return frozenset()
+    ids = [event_id for (event_id,) in conn.execute("SELECT id FROM lost")]
+    if not all(isinstance(i, int) for i in ids):
+        raise _Damage(None, "the list of lost events is damaged")
+    return frozenset(ids)
+
+
+def _check_history(conn: sqlite3.Connection) -> None:
+    """Checks the rows history reads without replay (matches, games) for the shapes the
+    store writes, so a damaged one is rebuilt from the events rather than shown."""
+    sides: dict[int, list[str]] = {}
+    for match, players_raw, sides_raw in conn.execute(
+            "SELECT id, players, sides FROM matches"):
+        players, names = _json_list(players_raw), _json_list(sides_raw)
+        if not (isinstance(match, int) and players is not None and names is not None
+                and all(isinstance(n, str) for n in players + names)):
+            raise _Damage(None, f"the history of match {match!r} is damaged")
+        sides[match] = names
+    for event, match, winner, result, value, scores_raw in conn.execute(
+            "SELECT event, match, winner, result, value, scores FROM games"):
+        scores = _json_list(scores_raw)
+        names = sides.get(match)
+        if not (isinstance(event, int) and names is not None and isinstance(winner, bytes)
+                and winner.decode(errors="replace") in names
+                and result in (b"win", b"skunk", b"double_skunk")
+                and isinstance(value, int) and scores is not None and len(scores) == len(names)
+                and all(type(s) is int for s in scores)):
+            raise _Damage(None, f"the result of the game ended by event id {event!r} is damaged")
+
+
+def _json_list(raw: object) -> list[Any] | None:
+    if not isinstance(raw, bytes):
+        return None
+    try:
+        value = json.loads(raw.decode())
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, list) else None
+
+
+def _check_mark(rows: list[_Row], lost: frozenset[int], mark: Mark | None) -> None:
+    """Compares the store with what it last acknowledged: commits lost from the WAL
+    (damaged, cut or gone) leave the store behind its mark."""
+    if mark is None:
+        return
+    last = max([0, *lost, *(row.id for row in rows)])
+    if mark.last_id > last:
+        ids = str(last + 1) if mark.last_id == last + 1 else f"{last + 1}-{mark.last_id}"
+        raise _Damage(last + 1, f"event id {ids} acknowledged but not in the store")
+    marked = next((row for row in rows if row.id == mark.last_id), None)
+    if mark.last_id and (marked is None or marked.crc != mark.crc) and mark.last_id not in lost:
+        raise _Damage(mark.last_id, f"event id {mark.last_id} is not the event acknowledged")
+    undone = sum(row.undone_at is not None for row in rows)
+    if undone < mark.undone:
+        raise _Damage(None, f"{mark.undone - undone} acknowledged undo(s) not in the store")
 
 
 def _is_damage(exc: sqlite3.DatabaseError) -> bool:
@@ -581,54 +775,127 @@ def _check_replay(rows: list[_Row]) -> None:
             raise _Damage(row.id, f"the engine refuses it: {exc}") from None
 
 
-def _salvage(path: Path, damage: _Damage) -> list[_Row]:
-    """Reads rows one by one from a damaged store, up to the first bad one."""
-    good: list[_Row] = []
+# Past the last id anything vouches for (the mark, a readable row), ids a damaged store
+# is still searched for: more than a season of games after a cut leaf.
+_SEARCH_PAST = 1000
+
+
+def _scan(path: Path, mark: Mark | None
+          ) -> tuple[dict[int, _Row], dict[int, str], int, list[LostEvent]]:
+    """Every row of a damaged store that can still be read: trusted rows by id, why the
+    others cannot be trusted by id, the highest id known to have been stored, and the
+    events an earlier repair lost.
+
+    A read that fails skips one id and goes on, so one bad page costs only its rows.
+    """
+    good: dict[int, _Row] = {}
+    bad: dict[int, str] = {}
+    known = mark.last_id if mark else 0
     try:
-        conn = _connect(path, readonly=True)
+        conn = _reader(path)
         # A truncated file is shorter than its header says; SQLite refuses it unless the
         # schema is "writable". On a read-only connection that changes nothing on disk.
         conn.execute("PRAGMA writable_schema = ON")
     except sqlite3.DatabaseError:
-        return good
+        return good, bad, known, []
     with closing(conn):
-        next_id = 1
-        while damage.row_id is None or next_id < damage.row_id:
+        earlier = _earlier_losses(conn)
+        known = max([known, *(event.id for event in earlier)])
+        after = 0
+        while after <= known + _SEARCH_PAST:
             try:
-                found = conn.execute(_SELECT + " WHERE id = ?", (next_id,)).fetchone()
+                for values in conn.execute(_SELECT + " WHERE id > ? ORDER BY id", (after,)):
+                    row, problem = _read_row(values)
+                    if not isinstance(row.id, int) or row.id <= after:
+                        continue
+                    if problem is None:
+                        good[row.id] = row
+                        known = max(known, row.id)
+                    elif row.id <= known + _SEARCH_PAST:
+                        bad.setdefault(row.id, problem)
+                    after = row.id
+                break
             except sqlite3.DatabaseError:
-                break
-            if found is None:
-                break
-            row = _row(found)
-            if _check_row(row, next_id):
-                break
-            good.append(row)
-            next_id += 1
-    # Keep only rows the engine accepts, in order: what replay would fold.
+                after += 1
+                bad.setdefault(after, "unreadable")
+    known = max([known, *(i for i in bad if i <= known + _SEARCH_PAST and bad[i] != "unreadable")])
+    gone = {event.id for event in earlier}
+    bad = {i: why for i, why in bad.items() if i <= known and i not in good and i not in gone}
+    return good, bad, known, earlier
+
+
+def _earlier_losses(conn: sqlite3.Connection) -> list[LostEvent]:
+    """What an earlier repair recorded as lost, as far as it can still be read."""
+    out = []
+    try:
+        for event_id, place, why in conn.execute("SELECT id, place, why FROM lost"):
+            where = _json_list(place)
+            if isinstance(event_id, int) and where is not None and isinstance(why, bytes):
+                pairs = tuple((m, g) for m, g in where if type(m) is int and type(g) is int)
+                out.append(LostEvent(event_id, pairs, why.decode(errors="replace")))
+    except (sqlite3.DatabaseError, ValueError, TypeError):
+        pass  # a store from before the lost table, or its pages are gone too
+    return out
+
+
+def _salvage(path: Path, mark: Mark | None
+             ) -> tuple[list[_Row], list[LostEvent], list[LostEvent]]:
+    """The rows of a damaged store worth keeping, and the events lost.
+
+    Kept: every row whose checksum holds and whose match still folds through the
+    engine with it (undone rows are kept as they are). Lost: every id up to the
+    last one known (from the mark or a row) that is not kept, with why; an earlier
+    repair's losses come third and are not reported again.
+    """
+    good, bad, known, earlier = _scan(path, mark)
+    gone = {event.id for event in earlier}
     kept: list[_Row] = []
+    refused: dict[int, str] = {}
     games: dict[int, Game] = {}
-    for row in good:
+    place: dict[int, tuple[int, int]] = {}
+    for event_id in sorted(good):
+        row = good[event_id]
+        game = games.setdefault(row.match, Game())
+        number = _games_started(game)
         if row.undone_at is None:
             try:
-                games.setdefault(row.match, Game()).apply(row.line)
+                game.apply(row.line)
             except LogError:
-                break
+                starts = row.line.startswith('{"type": "new_game"')
+                place[event_id] = (row.match, number + starts)
+                refused[event_id] = "the engine refuses it once the events before are lost"
+                continue
+        place[event_id] = (row.match, _games_started(game))
         kept.append(row)
-    if damage.row_id is None and (len(kept) < len(good) or _has_row_after(path, len(kept))):
-        damage.row_id = len(kept) + 1
-    return kept
+    lost: list[LostEvent] = []
+    for event_id in range(1, known + 1):
+        if (event_id in place and event_id not in refused) or event_id in gone:
+            continue
+        if event_id in refused:
+            lost.append(LostEvent(event_id, (place[event_id],), refused[event_id]))
+            continue
+        before = [place[i] for i in range(event_id - 1, 0, -1) if i in place][:1]
+        after = [place[i] for i in range(event_id + 1, known + 1) if i in place][:1]
+        if not after and mark is not None and mark.last_id >= event_id and mark.match:
+            after = [(mark.match, 0)] if not before or before[0][0] != mark.match else []
+        where = tuple(dict.fromkeys(before + after))
+        why = bad.get(event_id, "missing")
+        if mark is not None and event_id > max(good, default=0) and event_id not in bad:
+            why = "acknowledged but not in the store (its -wal was damaged, cut or lost)"
+        lost.append(LostEvent(event_id, where, why))
+    return kept, lost, earlier
 
 
-def _has_row_after(path: Path, last_good: int) -> bool:
-    """Whether a damaged store still shows a row after ``last_good`` (so one was lost)."""
-    try:
-        with closing(_connect(path, readonly=True)) as conn:
-            conn.execute("PRAGMA writable_schema = ON")
-            found = conn.execute("SELECT max(id) FROM events").fetchone()[0]
-    except sqlite3.DatabaseError:
-        return True  # the table's last page is unreadable: assume rows were there
-    return isinstance(found, int) and found > last_good
+def _games_started(game: Game) -> int:
+    """How many games of its match ``game`` has begun (the game a row belongs to)."""
+    if game.phase == "new_game":
+        return 0
+    return len(game.match) + (game.phase != "over")
+
+
+def _record_lost(conn: sqlite3.Connection, lost: list[LostEvent], now: float) -> None:
+    conn.executemany("INSERT OR REPLACE INTO lost (id, place, why, at) VALUES (?, ?, ?, ?)",
+                     [(e.id, json.dumps([list(p) for p in e.where]), e.why, now) for e in lost])
 
 
 def _copy_rows(conn: sqlite3.Connection, rows: list[_Row]) -> None:

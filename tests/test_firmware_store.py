@@ -206,7 +206,10 @@ def test_a_corrupt_last_record_is_detected_and_the_rest_kept(tmp_path: Path, mat
         assert report is not None
         assert (report.kept, report.damaged_at, report.reason) == (29, 30, "checksum mismatch")
         assert report.moved_to.read_bytes() == original  # moved aside, never written
-        assert "kept the 29 events before it" in str(report)
+        assert "kept 29 of 30 events and lost event 30 (match 1 game 1: checksum mismatch)" \
+            in str(report)
+        assert [(e.id, e.where, e.why) for e in report.lost] == [(30, ((1, 1),),
+                                                                  "checksum mismatch")]
         assert store.game.to_json() == Game.replay(match_log[:29]).to_json()
         store.append(match_log[29])
     with EventStore.open(path) as again:
@@ -235,10 +238,12 @@ def leaf_ranges(path: Path) -> tuple[int, list[tuple[int, int]]]:
     return root, [(page, cells) for page, kind, cells in pages if kind == "leaf"]
 
 
-def test_a_truncated_store_keeps_every_event_before_the_damage(tmp_path: Path, match_log) -> None:
+def test_a_truncated_store_keeps_every_readable_event_and_reports_the_rest(
+        tmp_path: Path, match_log) -> None:
     intact = tmp_path / "intact.db"
     fill(intact, match_log).close()
     data = intact.read_bytes()
+    mark = (tmp_path / "intact.db-mark").read_bytes()
     page = 4096
     root, leaves = leaf_ranges(intact)
     assert len(leaves) >= 4  # the game spans several pages, so cuts land between events
@@ -248,14 +253,21 @@ def test_a_truncated_store_keeps_every_event_before_the_damage(tmp_path: Path, m
         folder = tmp_path / f"cut{cut}"
         folder.mkdir()
         (folder / "s.db").write_bytes(data[:cut])
+        (folder / "s.db-mark").write_bytes(mark)
         with EventStore.open(folder / "s.db", clock=Clock()) as store:
             kept = [json.loads(line) for line in store.lines]
+            kept_ids = [e.id for e in store.events()]
             report = store.recovery
+            assert store.lost() == (report.lost if report else ())
         if not data[cut:].strip(b"\0"):  # only zero bytes lost: SQLite reads them back as 0
             assert report is None and kept == match_log
             continue
         assert report is not None, f"damage at byte {cut} went unnoticed"
-        assert kept == match_log[:report.kept]  # a prefix, in order, nothing doubled
+        assert kept == [match_log[i - 1] for i in kept_ids]  # each where it was, none doubled
+        lost_ids = [e.id for e in report.lost]
+        assert sorted(kept_ids + lost_ids) == list(range(1, len(match_log) + 1)), cut
+        assert report.kept == len(kept_ids) and report.damaged_at == min(lost_ids)
+        assert f"kept {report.kept} of {len(match_log)} events and lost event" in str(report)
         # Every event on a leaf page wholly before the cut survives (when the table's root
         # page does too); none survives past the first leaf page that lies wholly after it.
         before = after = 0

@@ -1,0 +1,110 @@
+"""The event store's mark: what the store last acknowledged, kept outside SQLite.
+
+Why: SQLite reads its WAL up to the first frame whose checksum fails and takes
+everything after it for a write torn by a crash, so a flipped bit in an old
+frame, a cut ``-wal`` or a lost one silently takes every later commit with it.
+Only a record kept outside the WAL can tell "never committed" from "committed
+and lost". The mark holds the last event id, that row's checksum and how many
+rows are undone; the store writes it after each commit returns, so it is never
+ahead of what SQLite made durable, and opening compares the two.
+
+The mark is rewritten in place, not renamed: two slots in separate 4 KiB
+blocks, written alternately, each with its own CRC, so a write torn by a power
+cut spoils at most the slot being written and the other still holds the mark
+before it. Writing a slot costs one ``pwrite`` into the page cache; the store
+asks for an ``fdatasync`` only now and then (see ``EventStore``), so an append
+pays for one fsync (SQLite's) as before.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from firmware.files import fsync_dir
+
+__all__ = ["Mark", "MarkFile", "read_mark", "mark_path"]
+
+_MAGIC = b"CRIBMARK"
+_SLOT = struct.Struct("<8sQQQQQ")  # magic, sequence, last id, its crc, its match, undone rows
+_BLOCK = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """The store as last acknowledged: its last event's id, checksum and match, and how
+    many rows are undone."""
+
+    last_id: int
+    crc: int
+    match: int
+    undone: int
+
+
+def mark_path(store: Path) -> Path:
+    """Where the mark of the store at ``store`` lives (beside it, like its ``-wal``)."""
+    return store.with_name(store.name + "-mark")
+
+
+def _pack(sequence: int, mark: Mark) -> bytes:
+    body = _SLOT.pack(_MAGIC, sequence, mark.last_id, mark.crc, mark.match, mark.undone)
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def _unpack(data: bytes) -> tuple[int, Mark] | None:
+    size = _SLOT.size
+    if len(data) < size + 4:
+        return None
+    body, (crc,) = data[:size], struct.unpack("<I", data[size:size + 4])
+    if zlib.crc32(body) != crc:
+        return None
+    magic, sequence, last_id, row_crc, match, undone = _SLOT.unpack(body)
+    return (sequence, Mark(last_id, row_crc, match, undone)) if magic == _MAGIC else None
+
+
+def read_mark(path: Path) -> Mark | None:
+    """The newest intact slot of the mark at ``path``; None when there is none to trust."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    slots = [_unpack(data[start:start + _BLOCK]) for start in (0, _BLOCK)]
+    intact = [slot for slot in slots if slot is not None]
+    return max(intact, key=lambda slot: slot[0])[1] if intact else None
+
+
+class MarkFile:
+    """The writer's handle on a mark: ``write`` after every commit the store acknowledges."""
+
+    def __init__(self, path: Path, fd: int, sequence: int) -> None:
+        self.path = path
+        self._fd = fd
+        self._sequence = sequence
+
+    @classmethod
+    def open(cls, path: Path) -> MarkFile:
+        created = not path.exists()
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            data = os.pread(fd, 2 * _BLOCK, 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        slots = [_unpack(data[start:start + _BLOCK]) for start in (0, _BLOCK)]
+        sequence = max((slot[0] for slot in slots if slot is not None), default=0)
+        if created:
+            fsync_dir(path.parent)
+        return cls(path, fd, sequence)
+
+    def write(self, mark: Mark, *, durable: bool) -> None:
+        """Puts ``mark`` in the older slot; ``durable`` also flushes it to the card."""
+        self._sequence += 1
+        os.pwrite(self._fd, _pack(self._sequence, mark), (self._sequence % 2) * _BLOCK)
+        if durable:
+            os.fdatasync(self._fd)
+
+    def close(self) -> None:
+        os.close(self._fd)
