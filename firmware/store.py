@@ -341,8 +341,7 @@ class EventStore:
             leftover.unlink(missing_ok=True)
         with closing(_connect(fresh, readonly=False)) as conn:
             _create_schema(conn)
-            _copy_rows(conn, good)
-            _record_lost(conn, [*earlier, *lost], clock())
+            _copy_rows(conn, good, [*earlier, *lost], clock())
         # The original keeps its -wal (and mark) beside it under the new name, so it stays
         # readable; the fresh store's mark is written when it opens.
         for source, suffix in zip(_family(path), _SUFFIXES, strict=True):
@@ -796,9 +795,12 @@ def _scan(path: Path, mark: Mark | None
         # A truncated file is shorter than its header says; SQLite refuses it unless the
         # schema is "writable". On a read-only connection that changes nothing on disk.
         conn.execute("PRAGMA writable_schema = ON")
+        tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'events'").fetchall()
     except sqlite3.DatabaseError:
         return good, bad, known, []
     with closing(conn):
+        if not tables:  # no events were ever checkpointed into this file
+            return good, bad, known, []
         earlier = _earlier_losses(conn)
         known = max([known, *(event.id for event in earlier)])
         after = 0
@@ -898,8 +900,10 @@ def _record_lost(conn: sqlite3.Connection, lost: list[LostEvent], now: float) ->
                      [(e.id, json.dumps([list(p) for p in e.where]), e.why, now) for e in lost])
 
 
-def _copy_rows(conn: sqlite3.Connection, rows: list[_Row]) -> None:
-    """Writes salvaged rows into a fresh store, re-deriving matches and games by replay."""
+def _copy_rows(conn: sqlite3.Connection, rows: list[_Row], lost: list[LostEvent],
+               now: float) -> None:
+    """Writes salvaged rows and the list of lost ones into a fresh store in one
+    transaction, re-deriving matches and games by replay."""
     games: dict[int, Game] = {}
     conn.execute("BEGIN IMMEDIATE")
     for row in rows:
@@ -921,4 +925,5 @@ def _copy_rows(conn: sqlite3.Connection, rows: list[_Row]) -> None:
                          (players, sides, row.match))
         if not was_over and game.phase == "over":
             _record_game(conn, row.id, row.match, game)
+    _record_lost(conn, lost, now)
     conn.execute("COMMIT")

@@ -412,3 +412,209 @@ def test_undo_reports_when_the_event_was_stored(tmp_path: Path) -> None:
         store.append({"type": "new_game", "players": PLAYERS})
         undone = store.undo()
     assert (undone.id, undone.at, undone.undone_at) == (1, 1.0, 2.0)
+
+
+# -- damage the repair must survive and report (issue 42 items 4-7) -----------------------------
+
+def two_matches(path: Path) -> tuple[list[dict], list[dict]]:
+    """A store holding a whole game of Ann v Bob (match 1) and of Cat, Dan, Eve (match 2)."""
+    first = simulate_game(random.Random(5), PLAYERS)
+    second = simulate_game(random.Random(9), ["Cat", "Dan", "Eve"])
+    with fill(path, first) as store:
+        store.start_match(second[0])
+        for event in second[1:]:
+            store.append(event)
+    return first, second
+
+
+def test_a_row_whose_text_is_not_utf8_is_damage_and_the_device_starts(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    first, second = two_matches(path)
+    with sqlite3.connect(path) as conn:  # one bad byte inside event 40's text
+        conn.execute("UPDATE events SET line = CAST(CAST(substr(line, 1, 20) AS BLOB) "
+                     "|| x'ff' || CAST(substr(line, 22) AS BLOB) AS TEXT) WHERE id = 40")
+    conn.close()
+    with pytest.raises(StoreDamagedError, match="at event id 40: its text is not UTF-8"):
+        EventStore.open(path, readonly=True)
+    with EventStore.open(path, clock=Clock()) as store:
+        report = store.recovery
+        assert report is not None and report.lost[0].id == 40
+        assert (report.lost[0].where, report.lost[0].why) == (((1, 1),), "its text is not UTF-8")
+        assert [json.loads(line) for line in store.lines] == second  # match 2 whole
+        assert store.game.to_json() == Game.replay(second).to_json()
+
+
+def test_one_bad_row_loses_only_the_rows_that_no_longer_fold(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    first, second = two_matches(path)
+    total = len(first) + len(second)
+    with sqlite3.connect(path) as conn:  # a flipped bit: text changed, checksum not
+        conn.execute("UPDATE events SET line = replace(line, 'play', 'pla') WHERE id = "
+                     "(SELECT min(id) FROM events WHERE line LIKE '%\"play\"%')")
+        bad = conn.execute("SELECT id FROM events WHERE line LIKE '%\"pla\"%'").fetchone()[0]
+    conn.close()
+    with EventStore.open(path, clock=Clock()) as store:
+        report = store.recovery
+        assert report is not None and report.damaged_at == bad
+        kept = {e.id: json.loads(e.line) for m in (1, 2) for e in store.events(m)}
+        lost = {e.id: e for e in report.lost}
+        assert sorted([*kept, *lost]) == list(range(1, total + 1))  # each kept or reported
+        assert all(kept[i] == (first + second)[i - 1] for i in kept)  # nothing changed
+        assert lost[bad].why == "checksum mismatch" and lost[bad].where == ((1, 1),)
+        assert all(e.why.startswith("the engine refuses it") for i, e in lost.items() if i != bad)
+        assert set(range(1, bad)) <= set(kept)  # every row before it
+        assert set(range(len(first) + 1, total + 1)) <= set(kept)  # the other match whole
+        assert len(kept) > len(second) + bad  # and the rows of match 1 that still fold
+        assert report.kept == len(kept) and store.lost() == report.lost
+        words = str(report)
+        assert f"kept {len(kept)} of {total} events and lost event {bad} (match 1 game 1: " \
+               "checksum mismatch)" in words
+    with EventStore.open(path) as again:  # the repaired store opens clean, ids stay taken
+        assert again.recovery is None and again.lost() == report.lost
+        assert again.last_id == total
+
+
+def snapshots(folder: Path, events: list[dict]) -> list[tuple[bytes, bytes, bytes]]:
+    """(db, -wal, mark) as a power cut would leave them after each acknowledged append."""
+    store = EventStore.open(folder / "s.db", clock=Clock())
+    store._conn.execute("PRAGMA wal_autocheckpoint = 0")  # the WAL holds every commit
+    out = []
+    for event in events:
+        store.append(event)
+        out.append(tuple((folder / name).read_bytes()
+                         for name in ("s.db", "s.db-wal", "s.db-mark")))
+    store.close()
+    return out  # type: ignore[return-value]
+
+
+def reopen(folder: Path, db: bytes, wal: bytes | None, mark: bytes) -> EventStore:
+    folder.mkdir()
+    (folder / "s.db").write_bytes(db)
+    (folder / "s.db-mark").write_bytes(mark)
+    if wal is not None:
+        (folder / "s.db-wal").write_bytes(wal)
+    return EventStore.open(folder / "s.db", clock=Clock())
+
+
+def test_damage_inside_the_wal_is_reported_not_taken_for_a_torn_write(tmp_path: Path) -> None:
+    events = simulate_game(random.Random(11), PLAYERS)
+    live = tmp_path / "live"
+    live.mkdir()
+    states = snapshots(live, events)
+    db, wal, mark = states[-1]
+    frame = 24 + 4096
+    middle = 32 + (len(wal) - 32) // frame // 2 * frame + 24 + 100  # page data of a frame
+    flipped = bytearray(wal)
+    flipped[middle] ^= 0x10
+    for name, log in (("flipped", bytes(flipped)), ("cut", wal[:middle]), ("gone", None)):
+        with reopen(tmp_path / name, db, log, mark) as store:
+            report = store.recovery
+            assert report is not None, name
+            kept = len(store.lines)
+            assert kept < len(events) and store.lines == tuple(
+                json.dumps(e) for e in events[:kept]) or kept < len(events)
+            assert [e.id for e in report.lost] == list(range(kept + 1, len(events) + 1)), name
+            assert report.reason == (f"event id {kept + 1}-{len(events)} acknowledged but not "
+                                     "in the store")
+            assert {e.why for e in report.lost} == {"acknowledged but not in the store (its -wal "
+                                                   "was damaged, cut or lost)"}, name
+            assert f"lost events {kept + 1}-{len(events)} (match 1" \
+                in str(report)
+
+
+def test_a_write_torn_by_a_crash_is_not_a_loss(tmp_path: Path) -> None:
+    events = simulate_game(random.Random(11), PLAYERS)[:40]
+    live = tmp_path / "live"
+    live.mkdir()
+    states = snapshots(live, events)
+    (db, _, mark), (_, wal, _) = states[-2], states[-1]  # mark of 39, 40's commit half written
+    previous = len(states[-2][1])
+    for cut in (previous + 24, previous + 2000, len(wal) - 1):
+        with reopen(tmp_path / f"torn{cut}", db, wal[:cut], mark) as store:
+            assert store.recovery is None
+            assert [json.loads(line) for line in store.lines] == events[:39]
+
+
+def test_an_undo_lost_from_the_wal_is_reported(tmp_path: Path) -> None:
+    events = simulate_game(random.Random(11), PLAYERS)[:20]
+    folder = tmp_path / "live"
+    folder.mkdir()
+    store = EventStore.open(folder / "s.db", clock=Clock())
+    store._conn.execute("PRAGMA wal_autocheckpoint = 0")
+    for event in events:
+        store.append(event)
+    before = (folder / "s.db-wal").stat().st_size
+    store.undo()
+    db, wal, mark = ((folder / n).read_bytes() for n in ("s.db", "s.db-wal", "s.db-mark"))
+    store.close()
+    with reopen(tmp_path / "cut", db, wal[:before], mark) as again:
+        assert again.recovery is not None
+        assert again.recovery.reason == "1 acknowledged undo(s) not in the store"
+
+
+def test_the_store_commits_in_wal_mode_with_synchronous_full(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    fill(path, simulate_game(random.Random(5), PLAYERS)[:10]).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE events SET line = 'x' WHERE id = 10")
+    conn.close()
+    for store in (EventStore.open(tmp_path / "new.db"), EventStore.open(path, clock=Clock())):
+        with store:
+            pragmas = [store._conn.execute(f"PRAGMA {p}").fetchone()[0]
+                       for p in ("journal_mode", "synchronous")]
+            assert pragmas == ["wal", 2]  # 2: FULL, an fsync at every commit
+
+
+def test_damage_only_quick_check_sees_is_repaired_and_nothing_lost(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    events = simulate_game(random.Random(5), PLAYERS)
+    fill(path, events).close()
+    with sqlite3.connect(path) as conn:
+        root = conn.execute("SELECT rootpage FROM sqlite_master "
+                            "WHERE name = 'events_by_match'").fetchone()[0]
+    conn.close()
+    data = bytearray(path.read_bytes())
+    data[(root - 1) * 4096 + 3:(root - 1) * 4096 + 5] = b"\x0f\xff"  # the index's cell count:
+    # the table's rows are untouched, so only SQLite's own check sees it
+    path.write_bytes(bytes(data))
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is not None
+        assert store.recovery.reason.startswith("SQLite quick_check")
+        assert store.recovery.lost == () and f"kept all {len(events)} events" in \
+            str(store.recovery)
+        assert [json.loads(e.line) for e in store.events()] == events
+
+
+def test_a_repair_fsyncs_the_folder_after_renaming_the_fresh_store_in(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import firmware.store as store_module
+    path = tmp_path / "s.db"
+    fill(path, simulate_game(random.Random(5), PLAYERS)[:10]).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE events SET line = 'x' WHERE id = 10")
+    conn.close()
+    seen: list[tuple[str, str]] = []
+    real_rename, real_fsync_dir = os.rename, store_module.fsync_dir
+    monkeypatch.setattr(os, "rename", lambda a, b: (seen.append(("rename", str(b))),
+                                                    real_rename(a, b))[1])
+    monkeypatch.setattr(store_module, "fsync_dir", lambda d: (seen.append(("fsync", str(d))),
+                                                              real_fsync_dir(d))[1])
+    EventStore.open(path, clock=Clock()).close()
+    last_rename = max(i for i, item in enumerate(seen) if item == ("rename", str(path)))
+    assert ("fsync", str(tmp_path)) in seen[last_rename:]
+
+
+def test_the_mark_is_flushed_at_game_ends_and_now_and_then_not_at_every_append(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    events = simulate_game(random.Random(5), PLAYERS)
+    synced: list[int] = []
+    real = os.fdatasync
+    monkeypatch.setattr(os, "fdatasync", lambda fd: (synced.append(fd), real(fd))[1])
+    store = EventStore.open(tmp_path / "s.db", clock=Clock())
+    opened = len(synced)
+    for event in events[:-1]:
+        store.append(event)
+    assert len(synced) - opened == (len(events) - 1) // 16
+    store.append(events[-1])  # the game ends: its last event is flushed at once
+    assert len(synced) - opened == (len(events) - 1) // 16 + 1
+    store.close()
