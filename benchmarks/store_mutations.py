@@ -1,0 +1,110 @@
+"""Deliberate breaks of the event store, each of which its tests must catch.
+
+    python benchmarks/store_mutations.py [--only NAME] [--json]
+
+Each break is one small edit to firmware/store.py or firmware/store_mark.py. For each,
+the script copies the working tree to a temporary folder, applies the edit there and
+runs tests/test_firmware_store.py against the copy (stopping at the first failure). A
+break whose tests still pass went unnoticed: the script lists it and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STORE, MARK = "firmware/store.py", "firmware/store_mark.py"
+
+# (name, file, text as it is, text broken)
+BREAKS: list[tuple[str, str, str, str]] = [
+    ("synchronous=OFF", STORE, 'PRAGMA synchronous=FULL', 'PRAGMA synchronous=OFF'),
+    ("synchronous=NORMAL", STORE, 'PRAGMA synchronous=FULL', 'PRAGMA synchronous=NORMAL'),
+    ("rollback journal", STORE, 'PRAGMA journal_mode=WAL', 'PRAGMA journal_mode=DELETE'),
+    ("quick_check skipped", STORE, 'check = conn.execute("PRAGMA quick_check").fetchall()',
+     'check = [(b"ok",)]'),
+    ("no folder fsync after repair", STORE, "        fsync_dir(path.parent)\n        first_lost",
+     "        first_lost"),
+    ("checksum not checked", STORE, "if _crc(event_id, match, at, line) != crc:", "if False:"),
+    ("UTF-8 not checked", STORE, "        raw.decode()\n    except", "        pass\n    except"),
+    ("salvage stops at the first bad row", STORE,
+     "                    elif row.id <= known + _SEARCH_PAST:\n"
+     "                        bad.setdefault(row.id, problem)",
+     "                    else:\n                        break"),
+    ("salvage keeps a row the engine refuses", STORE,
+     "                continue\n        place[event_id] = (row.match, _games_started(game))",
+     "        place[event_id] = (row.match, _games_started(game))"),
+    ("salvage stops at an unreadable page", STORE,
+     "                after += 1\n                bad.setdefault(after, \"unreadable\")",
+     "                break"),
+    ("lost rows not reported", STORE, "        lost.append(LostEvent(event_id, where, why))\n",
+     "        pass\n"),
+    ("mark not compared", STORE, "    if mark is None:\n        return\n    last = max(",
+     "    if True:\n        return\n    last = max("),
+    ("undo not marked", STORE, "Mark(ack.last_id, ack.crc, ack.match, ack.undone + 1)",
+     "Mark(ack.last_id, ack.crc, ack.match, ack.undone)"),
+    ("mark not written after a commit", STORE,
+     "        if self._mark is not None:\n            self._mark.write(mark, durable=durable)",
+     "        pass"),
+    ("mark flushed at every commit", STORE, "durable = durable or self._unsynced >= _SYNC_EVERY",
+     "durable = True"),
+    ("mark never flushed", MARK, "        if durable:\n            os.fdatasync(self._fd)",
+     "        pass"),
+    ("mark slots not checksummed", MARK, "    if zlib.crc32(body) != crc:\n        return None",
+     "    pass"),
+    ("replay of the current match skipped", STORE, "    _check_replay(rows)\n    return rows, lost",
+     "    return rows, lost"),
+    ("ids of lost events reused", STORE, "self._last_id = max([0, *lost, *(r.id for r in rows)])",
+     "self._last_id = max([0, *(r.id for r in rows)])"),
+    ("history tables not checked", STORE, "                _check_history(conn)\n", "\n"),
+]
+
+
+def run_one(name: str, file: str, old: str, new: str) -> tuple[bool, str]:
+    """(caught, first failing test or why the break could not be applied)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "tree"
+        shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
+            ".git", ".venv", "__pycache__", "*.egg-info", "demo"))
+        target = copy / file
+        text = target.read_text()
+        if text.count(old) != 1:
+            return False, f"cannot apply: {old!r} occurs {text.count(old)} times in {file}"
+        target.write_text(text.replace(old, new))
+        env = {**os.environ, "PYTHONPATH": str(copy)}
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "tests/test_firmware_store.py", "-x", "-q",
+             "-p", "no:cacheprovider"], cwd=copy, env=env, capture_output=True, text=True)
+        failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+        return done.returncode != 0, failed[0] if failed else done.stdout.strip()[-200:]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=None)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    results = []
+    for name, file, old, new in BREAKS:
+        if args.only and args.only != name:
+            continue
+        caught, detail = run_one(name, file, old, new)
+        results.append({"break": name, "caught": caught, "by": detail})
+        if not args.json:
+            print(f"{'caught' if caught else 'MISSED'}  {name}: {detail}", flush=True)
+    missed = [r["break"] for r in results if not r["caught"]]
+    if args.json:
+        print(json.dumps({"breaks": len(results), "missed": missed, "results": results}))
+    else:
+        print(f"{len(results) - len(missed)} of {len(results)} breaks caught")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
