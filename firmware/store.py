@@ -11,11 +11,17 @@ events. SQLite checksums every WAL frame and ignores a torn tail, so a crash in
 the middle of a commit leaves the event out, never half in.
 
 SQLite does not checksum its database pages, and an SD card can return
-garbage, so each row also carries a CRC32 of its id, match, time and text. Opening a
-store verifies every row and replays the current match; if anything is wrong
-(unreadable file, bad checksum, a log the engine refuses) the damaged file is
-renamed aside, untouched, and the rows before the first bad one are copied into
-a fresh store. ``EventStore.recovery`` then says what happened.
+garbage, so each row also carries a CRC32 of its id, match, time and text (read
+as bytes: a byte that is not UTF-8 is that row's damage, not a failure to open).
+A WAL frame that goes bad takes every later commit with it and looks like a
+torn write, so the store keeps a mark beside itself (``firmware.store_mark``)
+of the last event it acknowledged. Opening a store runs SQLite's quick_check,
+verifies every row, checks the match and game rows history reads, compares the
+store with its mark and replays the current match; if anything is wrong the
+damaged files are renamed aside, untouched, and every row whose checksum holds
+and whose match still folds through the engine is copied into a fresh store.
+Each event that could not be kept is reported (``Recovery.lost``: id, match,
+game, why) and listed in the ``lost`` table, whose ids are never reused.
 
 The ``line`` column is exactly one line of CONTRACT.md's JSON Lines log, so a
 match can be exported with ``SELECT line`` and replayed by ``cribbage-board
