@@ -633,3 +633,21 @@ def test_random_damage_always_starts_and_loses_nothing_silently() -> None:
     assert (tally.starts, tally.silent, tally.changed) == (24, 0, 0)
     assert tally.repaired > 0 and tally.reported > 0  # the trials did damage something
     assert tally.kept + tally.reported == tally.rows
+
+
+def test_rows_after_an_unreadable_page_are_kept(tmp_path: Path, match_log) -> None:
+    path = tmp_path / "s.db"
+    fill(path, match_log).close()
+    _, leaves = leaf_ranges(path)
+    page, cells = leaves[1]  # the second leaf of events: rows after it lie on later leaves
+    data = bytearray(path.read_bytes())
+    data[(page - 1) * 4096:page * 4096] = b"\xff" * 4096
+    path.write_bytes(bytes(data))
+    with EventStore.open(path, clock=Clock()) as store:
+        report = store.recovery
+        assert report is not None
+        after = sum(c for _, c in leaves[2:])
+        kept_ids = {e.id for e in store.events(include_undone=True)}
+        assert set(range(len(match_log) - after + 1, len(match_log) + 1)) & kept_ids
+        assert sorted([*kept_ids, *(e.id for e in report.lost)]) == \
+            list(range(1, len(match_log) + 1))
