@@ -20,7 +20,7 @@ from engine.rules import Rules
 
 __all__ = [
     "Event", "NewGame", "Deal", "Starter", "Play", "Go", "Show", "Crib", "Claim", "Muggins",
-    "Adjust", "Discard", "parse_event", "parse_line", "dumps_event",
+    "Adjust", "Discard", "Correct", "Misdeal", "parse_event", "parse_line", "dumps_event",
 ]
 
 
@@ -126,7 +126,27 @@ class Discard:
         return {"type": "discard", "player": self.player, "cards": [str(c) for c in self.cards]}
 
 
-Event = NewGame | Deal | Starter | Play | Go | Show | Crib | Claim | Muggins | Adjust | Discard
+@dataclass(frozen=True, slots=True)
+class Correct:
+    """A card the board read wrongly: every mention of ``was`` in its deal becomes ``card``."""
+
+    was: Card
+    card: Card
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "correct", "was": str(self.was), "card": str(self.card)}
+
+
+@dataclass(frozen=True, slots=True)
+class Misdeal:
+    """The deal is void: the same dealer deals again (``rules.misdeal_penalty``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "misdeal"}
+
+
+Event = (NewGame | Deal | Starter | Play | Go | Show | Crib | Claim | Muggins | Adjust | Discard
+         | Correct | Misdeal)
 
 
 def parse_line(line: str) -> Event:
@@ -241,6 +261,9 @@ _PARSERS: dict[str, Callable[[Mapping[str, Any]], Event]] = {
     "muggins": lambda d: Muggins(_name(d)),
     "adjust": _adjust,
     "discard": lambda d: Discard(_name(d), _cards(d)),
+    "correct": lambda d: Correct(_card(_field(d, "was"), "correct.was"),
+                                 _card(_field(d, "card"), "correct.card")),
+    "misdeal": lambda d: Misdeal(),
 }
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import Card, format_cards
+from engine.correction import Correction, corrected_log
 from engine.errors import (
     EngineError,
     EventError,
@@ -26,11 +27,13 @@ from engine.errors import (
 from engine.events import (
     Adjust,
     Claim,
+    Correct,
     Crib,
     Deal,
     Discard,
     Event,
     Go,
+    Misdeal,
     Muggins,
     NewGame,
     Play,
@@ -44,7 +47,7 @@ from engine.records import GameResult, LogError, Pegged, Side
 from engine.rules import RESULTS, Rules
 from engine.show import score_show
 
-__all__ = ["Game", "Side", "Pegged", "GameResult", "LogError"]
+__all__ = ["Game", "Side", "Pegged", "GameResult", "LogError", "Correction"]
 
 # Points that the stink hole refuses to a side one short of the game hole.
 _STINK_REASONS = frozenset({"go", "last_card", "his_heels"})
@@ -121,6 +124,9 @@ class Game:
     def __init__(self) -> None:
         self._s = _State()
         self._events = 0
+        # The events as they should have been (corrections applied), to refold from.
+        self._log: list[tuple[int, Event]] = []
+        self._correction: Correction | None = None
 
     # -- folding ---------------------------------------------------------------
 
@@ -147,7 +153,10 @@ class Game:
         before = len(self._s.records)
         try:
             parsed = _parse(event)
-            self._apply(parsed, number)
+            if isinstance(parsed, Correct):
+                self._correct(parsed, number)
+            else:
+                self._apply(parsed, number)
         except EngineError as exc:
             self._s = backup
             rule = getattr(exc, "rule", None) or _rule_of(exc)
@@ -156,7 +165,45 @@ class Game:
             self._s = backup  # even a bug must not leave half an event applied
             raise
         self._events = number + 1
+        if isinstance(parsed, Correct):
+            assert self._correction is not None
+            return self._correction.added
+        self._log.append((number, parsed))
+        self._correction = None
         return tuple(self._s.records[before:])
+
+    def _correct(self, fix: Correct, number: int) -> None:
+        """Refolds the whole log with the misread card put right; on any rule the corrected
+        log breaks, nothing changes and the error says which line and why."""
+        s = self._s
+        if s.phase == "new_game":
+            raise IllegalEventError("no_game", "the log must start with a new_game event")
+        if s.phase == "over":
+            raise GameOverError(f"the game is over ({self._winner_words()}): a card of a "
+                                "finished game is put right with undo, not a correction")
+        start = next(i for i in range(len(self._log) - 1, -1, -1)
+                     if isinstance(self._log[i][1], NewGame))
+        log, lines = corrected_log(self._log, fix, game_start=start)
+        refolded = Game()
+        for line, event in log:
+            try:
+                refolded.apply(event, number=line)
+            except LogError as exc:
+                raise IllegalEventError(
+                    "correct_refused",
+                    f"{fix.was} cannot be read as {fix.card}: then line {exc.event + 1} "
+                    f"breaks the rules ({exc.detail})") from None
+        old, new = list(self.points), list(refolded.points)
+        gone = [p for p in old if p not in new]
+        added = [p for p in new if p not in old]
+        self._correction = Correction(fix.was, fix.card, lines, self.sides, refolded.sides,
+                                      tuple(gone), tuple(added))
+        self._s, self._log = refolded._s, refolded._log
+
+    @property
+    def last_correction(self) -> Correction | None:
+        """What the last event changed, when it was a ``correct`` (None after any other)."""
+        return self._correction
 
     def _apply(self, event: Event, number: int) -> None:
         s = self._s
@@ -279,6 +326,33 @@ class Game:
         return points
 
     @property
+    def match_winner(self) -> str | None:
+        """The side that has won the match, under the current game's ``best_of`` or
+        ``first_to`` (None in an open-ended match)."""
+        rules, points = self._s.rules, self.match_points
+        for name in self._s.side_names:
+            if rules.best_of is not None and self._wins(name) > rules.best_of // 2:
+                return name
+            if rules.first_to is not None and points[name] >= rules.first_to:
+                return name
+        return None
+
+    @property
+    def match_point(self) -> tuple[str, ...]:
+        """The sides one plain win away from winning the match."""
+        rules, points = self._s.rules, self.match_points
+        if self.match_winner is not None:
+            return ()
+        return tuple(
+            name for name in self._s.side_names
+            if (rules.best_of is not None and self._wins(name) == rules.best_of // 2)
+            or (rules.first_to is not None
+                and points[name] + rules.game_values[0] >= rules.first_to))
+
+    def _wins(self, side: str) -> int:
+        return sum(1 for game in self._s.finished if game.winner == side)
+
+    @property
     def awaiting_claim(self) -> tuple[str, ...]:
         """Players who may claim now (muggins games)."""
         return tuple(self._s.players[p] for p in self._s.pending)
@@ -327,6 +401,10 @@ class Game:
                 "games": [g.to_json() for g in self._s.finished],
                 "points": self.match_points,
             }
+        if self._s.rules.best_of is not None or self._s.rules.first_to is not None:
+            out.setdefault("match", {"games": [g.to_json() for g in self._s.finished],
+                                     "points": self.match_points})
+            out["match"]["winner"] = self.match_winner
         return out
 
     # -- internals -------------------------------------------------------------
@@ -371,6 +449,9 @@ class Game:
                 "game_in_progress",
                 f"a new_game while a game is in progress (waiting for {self.next})",
             )
+        if s.phase == "over" and (winner := self.match_winner) is not None:
+            raise GameOverError(f"the match is over ({winner} won it); start a new log for "
+                                "a new match")
         if s.phase == "over" and (
             event.players != s.players or event.rules.partnership != s.rules.partnership
         ):
@@ -429,6 +510,22 @@ class Game:
         if s.rules.dealer_bonus:
             self._peg(dealer, number, "dealer_bonus", s.rules.dealer_bonus,
                       f"{s.rules.dealer_bonus} for the deal")
+
+    def _misdeal(self, event: Misdeal, number: int) -> None:
+        """The same dealer deals again; under ``misdeal_penalty`` (ACC) the player left of
+        the dealer pegs it."""
+        s = self._s
+        if s.phase != "starter":
+            raise IllegalEventError(
+                "misdeal_too_late" if s.phase != "deal" else "out_of_order",
+                f"a misdeal is called after the deal and before the cut: the engine is "
+                f"waiting for {self.next}")
+        assert s.dealer is not None
+        penalty = s.rules.misdeal_penalty
+        if penalty:
+            pone = (s.dealer + 1) % len(s.players)
+            self._peg(pone, number, "misdeal", penalty,
+                      f"{penalty} for {s.players[s.dealer]}'s misdeal")
 
     def _starter(self, event: Starter, number: int) -> None:
         s = self._s
@@ -700,6 +797,7 @@ _HANDLERS: dict[type, Any] = {
     Claim: Game._claim,
     Muggins: Game._muggins,
     Adjust: Game._adjust,
+    Misdeal: Game._misdeal,
 }
 
 
@@ -708,7 +806,7 @@ def _parse(event: str | Mapping[str, Any] | Event) -> Event:
         return parse_line(event)
     if isinstance(event, Mapping):
         return parse_event(event)
-    if isinstance(event, tuple(_HANDLERS) + (NewGame,)):
+    if isinstance(event, tuple(_HANDLERS) + (NewGame, Correct)):
         return event
     raise EventError(f"not an event: {event!r}")
 

@@ -45,6 +45,9 @@ class Rules:
     crib_four_flush: bool = False
     stink_hole: bool = False
     muggins_heels: bool = False
+    misdeal_penalty: int = 2
+    best_of: int | None = None
+    first_to: int | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None = None, *, players: int = 2) -> Rules:
@@ -78,6 +81,7 @@ class Rules:
             raise RulesError(
                 f"rules.double_skunk ({double}) must not be above rules.skunk ({skunk})"
             )
+        best_of, first_to = _match_length(data)
         return cls(
             target=target,
             partnership=partnership,
@@ -91,6 +95,9 @@ class Rules:
             crib_four_flush=_flag(data, "crib_four_flush", False),
             stink_hole=_flag(data, "stink_hole", False),
             muggins_heels=muggins_heels,
+            misdeal_penalty=_points(data, "misdeal_penalty", target, default=2),
+            best_of=best_of,
+            first_to=first_to,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -122,8 +129,8 @@ def _line(data: Mapping[str, Any], key: str, default: int | None, target: int) -
     return value
 
 
-def _points(data: Mapping[str, Any], key: str, target: int) -> int:
-    value = data.get(key, 0)
+def _points(data: Mapping[str, Any], key: str, target: int, *, default: int = 0) -> int:
+    value = data.get(key, default)
     if type(value) is not int or not 0 <= value < target:
         raise RulesError(f"rules.{key} must be a number of points from 0 to {target - 1}, "
                          f"not {value!r}")
@@ -143,3 +150,19 @@ def _game_values(value: Any) -> tuple[int, int, int]:
             f"not {value!r}"
         )
     return (value[0], value[1], value[2])
+
+
+def _match_length(data: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """A match is open-ended unless it is best of an odd number of games or first to a
+    number of match points; both at once would leave the winner in doubt."""
+    best_of, first_to = data.get("best_of"), data.get("first_to")
+    if best_of is not None and (type(best_of) is not int or best_of < 1 or best_of % 2 == 0):
+        raise RulesError(f"rules.best_of must be an odd number of games (1, 3, 5, ...) or null, "
+                         f"not {best_of!r}")
+    if first_to is not None and (type(first_to) is not int or first_to < 1):
+        raise RulesError(f"rules.first_to must be a number of match points from 1 or null, "
+                         f"not {first_to!r}")
+    if best_of is not None and first_to is not None:
+        raise RulesError(f"a match is best_of {best_of} games or first_to {first_to} points, "
+                         "not both")
+    return best_of, first_to

@@ -30,6 +30,7 @@ from engine.cards import Card
 from engine.game import Game
 from engine.records import LogError, Pegged
 from engine.rules import Rules
+from engine.words import card_words, event_words, result_words
 from firmware.names import player_names
 from vision.tracker import (
     CameraBack,
@@ -43,14 +44,14 @@ from vision.zones import CRIB, STARTER
 
 __all__ = [
     "TableFlow", "Outcome", "Feedback", "FeedbackKind", "ButtonAction", "Tick", "UnknownCard",
-    "ManualCard", "ManualSpread", "ManualDiscard", "NewMatch", "TableInput", "STARTER", "CRIB",
-    "BUTTON_ACTIONS",
+    "ManualCard", "ManualSpread", "ManualDiscard", "NewMatch", "CorrectCard", "TableInput",
+    "STARTER", "CRIB", "BUTTON_ACTIONS",
 ]
 
 
 #: What ``ButtonAction.name`` may be: ``hardware.buttons.Action`` names.
 BUTTON_ACTIONS = frozenset({"go", "muggins", "undo", "confirm", "claim", "new_game", "dial",
-                            "ask_confirm", "cancelled"})
+                            "ask_confirm", "cancelled", "misdeal", "correct"})
 
 FeedbackKind = Literal["say", "notice", "flash", "ask", "celebrate"]
 
@@ -156,9 +157,18 @@ class NewMatch:
     colours: tuple[tuple[int, int, int], ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class CorrectCard:
+    """A card the board read wrongly, put right from the phone page: ``was`` is ``card``."""
+
+    was: Card
+    card: Card
+    at: float
+
+
 TableInput = (CardAppeared | CardRemoved | ZoneComplete | CardInTwoPlaces | CameraLost
               | CameraBack | ButtonAction | Tick | UnknownCard | ManualCard | ManualSpread
-              | ManualDiscard | NewMatch)
+              | ManualDiscard | NewMatch | CorrectCard)
 
 _NOTHING = Outcome()
 
@@ -218,6 +228,10 @@ class TableFlow:
         # The old starter seen in the starter area when a new one is due: CONFIRM takes it
         # as this deal's starter (a camera cannot tell the card cut again from the old one).
         self._offered: Card | None = None
+        # The last card stored (its reader's words), and the card the buttons are putting
+        # right: the next card read or typed is what it really was.
+        self._last_card: Card | None = None
+        self._correcting: Card | None = None
 
     # -- the events the flow proposes ------------------------------------------------------
 
@@ -267,6 +281,8 @@ class TableFlow:
         if isinstance(item, ManualDiscard):
             return Outcome(events=({"type": "discard", "player": item.player,
                                     "cards": [str(c) for c in item.cards]},))
+        if isinstance(item, CorrectCard):
+            return self._correction(item.was, item.card)
         if isinstance(item, CardInTwoPlaces):
             where = " and ".join(self._place(self._seated(z)) for z in item.zones)
             return Outcome(feedback=(Feedback(
@@ -313,10 +329,14 @@ class TableFlow:
             self._old_starter = game.starter
         elif kind == "claim":
             self._window = (str(event["player"]), at + self.muggins_window_s)
+        if kind in ("play", "starter", "correct"):
+            self._last_card = Card.parse(str(event["card"]))
         out += self._announce(event, pegged, game)
         if game.phase == "over":
             self._window = None
             out += Outcome(feedback=(Feedback("celebrate", self._result_words(game)),))
+            if game.match_point:
+                out += _say("match point for " + " and ".join(game.match_point))
         return out + self._due(game, at)  # a hand already spread may count now
 
     def rejected(self, event: Mapping[str, Any], error: LogError, game: Game) -> Outcome:
@@ -337,7 +357,8 @@ class TableFlow:
         self._spreads.clear()
         if game.phase == "deal" and game.turn is None:
             self._cut = _Cut(self.players)
-        return _say(f"undone: {line}; now {game.next}")
+        self._correcting = None
+        return _say(f"undone: {event_words(line)}; now {game.next}")
 
     # -- cards -------------------------------------------------------------------------------
 
@@ -347,6 +368,9 @@ class TableFlow:
         line saying why it is not taken. The camera seeing a card again where the game
         already has it (a laid card in its player's area, the starter in the starter area)
         is no news and says nothing."""
+        if self._correcting is not None and zone is not None and card not in self._lying:
+            was, self._correcting = self._correcting, None
+            return self._correction(was, card)
         phase = game.phase
         if zone is None:
             return _ignored(f"{card} lies outside every area: lay it in your own area", typed)
@@ -394,7 +418,7 @@ class TableFlow:
         if phase == "deal":
             return Outcome(events=({"type": "deal"}, starter))
         if phase == "over":
-            return Outcome(events=(self.new_game_event(), {"type": "deal"}, starter))
+            return self._next_game(game) + Outcome(events=({"type": "deal"}, starter))
         return _flash(f"the starter is already cut ({game.starter}); {card} is not in play")
 
     @staticmethod
@@ -433,6 +457,15 @@ class TableFlow:
             return zone
         seat = self.seats.index(zone)
         return self.players[seat] if seat < len(self.players) else None
+
+    def _next_game(self, game: Game) -> Outcome:
+        """The next game of the match, or a new match once this one is won."""
+        if game.match_winner is not None:
+            return Outcome(events=(self.new_game_event(),), fresh_match=True)
+        return Outcome(events=(self.new_game_event(),))
+
+    def _correction(self, was: Card, card: Card) -> Outcome:
+        return Outcome(events=({"type": "correct", "was": str(was), "card": str(card)},))
 
     # -- settings from the phone page ----------------------------------------------------------
 
@@ -506,6 +539,14 @@ class TableFlow:
         if name == "new_game":
             self._cut = None
             return Outcome(events=(self.new_game_event(),), fresh_match=True)
+        if name == "misdeal":
+            return Outcome(events=({"type": "misdeal"},))
+        if name == "correct":
+            if self._last_card is None or game.phase in ("new_game", "over"):
+                return _flash("no card to correct: the board has read none in this game")
+            self._correcting = self._last_card
+            return _say(f"correcting the {card_words(self._last_card)}: lay or type the "
+                        "card it really is")
         if name == "dial":
             return _notice(f"claim: {action.value}")
         if name == "ask_confirm":
@@ -534,7 +575,7 @@ class TableFlow:
         if self._offered is not None and phase in ("deal", "over"):
             return self._new_starter(self._offered, game)
         if phase == "over":
-            return Outcome(events=(self.new_game_event(),))
+            return self._next_game(game)
         if phase == "deal" and game.turn is None:
             return _notice("cut for the deal: each player lays one card in their area")
         if phase == "crib":
@@ -613,6 +654,11 @@ class TableFlow:
         if kind == "discard":
             return _notice(f"noted for the review: {event['player']} threw "
                            f"{' '.join(event['cards'])} to the crib")
+        if kind == "correct":
+            return self._corrected(game)
+        if kind == "misdeal":
+            redeal = f"misdeal: {game.dealer} deals again"
+            return _say("; ".join([redeal, *(f"{p.player} pegs {p.points}" for p in pegged)]))
         out = _NOTHING
         by_player: dict[str, list[str]] = {}
         for p in words:
@@ -621,11 +667,29 @@ class TableFlow:
             out += _say(f"{player}: {', '.join(said)}")
         return out
 
+    def _corrected(self, game: Game) -> Outcome:
+        """Says the correction and every score it changed, as the status line too."""
+        fix = game.last_correction
+        assert fix is not None
+        parts = [f"corrected: the {card_words(fix.was)} is the {card_words(fix.card)}"]
+        parts += [f"no longer {p.player or p.side} {p.points}, {p.words}" for p in fix.gone]
+        parts += [f"now {p.player or p.side} {p.points}, {p.words}" for p in fix.added]
+        parts += [f"{a.name} {b.score} to {a.score}" for b, a in zip(fix.before, fix.after,
+                                                                   strict=True)
+                  if a.score != b.score]
+        if len(parts) == 1:
+            parts.append("no score changes")
+        text = "; ".join(parts)
+        return Outcome(feedback=(Feedback("say", text), Feedback("notice", text)))
+
     def _result_words(self, game: Game) -> str:
         result = game.result
-        how = {"win": "", "skunk": " with a skunk", "double_skunk": " with a double skunk"}
-        text = f"{game.winner} wins{how.get(result or 'win', '')}: {self._scores(game)}"
-        if len(game.match) > 1:
+        how = "" if result in (None, "win") else f" with a {result_words(result)}"
+        text = f"{game.winner} wins{how}: {self._scores(game)}"
+        if game.match_winner is not None:
+            points = ", ".join(f"{name} {n}" for name, n in game.match_points.items())
+            text += f"; {game.match_winner} wins the match ({points})"
+        elif len(game.match) > 1 or game.rules.best_of or game.rules.first_to:
             points = ", ".join(f"{name} {n}" for name, n in game.match_points.items())
             text += f"; match {points}"
         return text

@@ -29,6 +29,10 @@ def ev(line: str, rules: dict[str, Any] | None = None) -> dict[str, Any]:
     if word == "adjust":
         reason = " ".join(rest[2:]) or "adjust"
         return {"type": "adjust", "player": rest[0], "points": int(rest[1]), "reason": reason}
+    if word == "correct":
+        return {"type": "correct", "was": rest[0], "card": rest[1]}
+    if word == "misdeal":
+        return {"type": "misdeal"}
     raise ValueError(f"unknown test log word {word!r}")
 
 

@@ -1,0 +1,81 @@
+"""A misread card put right: which lines of the log a ``correct`` event rewrites.
+
+The stored log stays append-only: a ``correct`` line is added after the
+misread one, and the game is refolded from the events as they should have
+been. A card lies once in a deal, so every mention of the wrong card in that
+deal (the play, then the show of the same hand) is the same misread card;
+earlier or later deals may hold that card legitimately and are left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.cards import Card
+from engine.errors import IllegalEventError
+from engine.events import Correct, Crib, Deal, Discard, Event, Play, Show, Starter
+from engine.records import Pegged, Side
+
+__all__ = ["Correction", "corrected_log", "names_card"]
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """What a correction changed: ``lines`` rewritten, the sides before and after, and the
+    scores of the game that are gone or new, so the table can be told each one."""
+
+    was: Card
+    card: Card
+    lines: tuple[int, ...]
+    before: tuple[Side, ...]
+    after: tuple[Side, ...]
+    gone: tuple[Pegged, ...]
+    added: tuple[Pegged, ...]
+
+
+def names_card(event: Event, card: Card) -> bool:
+    """Whether ``event`` names ``card`` as laid, cut or shown."""
+    if isinstance(event, Starter | Play):
+        return event.card == card
+    if isinstance(event, Show | Crib | Discard):
+        return card in event.cards
+    return False
+
+
+def corrected_log(log: Sequence[tuple[int, Event]], fix: Correct, *,
+                  game_start: int) -> tuple[list[tuple[int, Event]], tuple[int, ...]]:
+    """The log with ``fix.was`` read as ``fix.card`` in the latest deal of the current game
+    (from ``game_start``) that names it, and the line numbers rewritten."""
+    if fix.was == fix.card:
+        raise IllegalEventError("correct_same_card",
+                                f"a correction must name another card than {fix.was}")
+    last = next((i for i in range(len(log) - 1, game_start - 1, -1)
+                 if names_card(log[i][1], fix.was)), None)
+    if last is None:
+        raise IllegalEventError("correct_unknown_card",
+                                f"no {fix.was} was read in this game, so none can be corrected")
+    start = next((i for i in range(last, game_start - 1, -1) if isinstance(log[i][1], Deal)),
+                 game_start)
+    end = next((i for i in range(last + 1, len(log)) if isinstance(log[i][1], Deal)), len(log))
+    out = list(log)
+    lines = []
+    for i in range(start, end):
+        number, event = log[i]
+        if names_card(event, fix.was):
+            out[i] = (number, _swap(event, fix.was, fix.card))
+            lines.append(number)
+    return out, tuple(lines)
+
+
+def _swap(event: Event, was: Card, card: Card) -> Event:
+    if isinstance(event, Starter):
+        return Starter(card)
+    if isinstance(event, Play):
+        return Play(event.player, card)
+    if isinstance(event, Show):
+        return Show(event.player, tuple(card if c == was else c for c in event.cards))
+    if isinstance(event, Discard):
+        return Discard(event.player, tuple(card if c == was else c for c in event.cards))
+    assert isinstance(event, Crib)
+    return Crib(tuple(card if c == was else c for c in event.cards))

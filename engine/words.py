@@ -1,0 +1,89 @@
+"""Events and cards as players say them, for the voice, the status line and the page.
+
+A log line is for programs; what the table hears must be words a player
+understands ("Bob's five of spades"), never the JSON.
+
+>>> event_words({"type": "play", "player": "Bob", "card": "5S"})
+"Bob's five of spades"
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.cards import Card
+from engine.events import (
+    Adjust,
+    Claim,
+    Correct,
+    Crib,
+    Deal,
+    Discard,
+    Event,
+    Go,
+    Misdeal,
+    Muggins,
+    NewGame,
+    Play,
+    Show,
+    Starter,
+    parse_event,
+    parse_line,
+)
+
+__all__ = ["card_words", "event_words", "result_words"]
+
+
+def card_words(card: Card) -> str:
+    """``"five of spades"``."""
+    return f"{card.rank.word} of {card.suit.name.lower()}"
+
+
+def result_words(result: str | None) -> str:
+    """A game's result as said: ``double_skunk`` is "double skunk"."""
+    return "" if result is None else result.replace("_", " ")
+
+
+def event_words(event: str | Mapping[str, Any] | Event) -> str:
+    """One event of the log in words; a line that does not parse is described as such."""
+    try:
+        parsed = parse_line(event) if isinstance(event, str) else (
+            parse_event(event) if isinstance(event, Mapping) else event)
+    except ValueError:
+        return "an unreadable event"
+    return _words(parsed)
+
+
+def _cards(cards: tuple[Card, ...]) -> str:
+    named = [card_words(c) for c in cards]
+    return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else "".join(named)
+
+
+def _words(event: Event) -> str:
+    if isinstance(event, NewGame):
+        return "the new game of " + " and ".join(event.players)
+    if isinstance(event, Deal):
+        return "the deal" if event.dealer is None else f"{event.dealer}'s deal"
+    if isinstance(event, Starter):
+        return f"the starter, the {card_words(event.card)}"
+    if isinstance(event, Play):
+        return f"{event.player}'s {card_words(event.card)}"
+    if isinstance(event, Go):
+        return f"{event.player}'s go"
+    if isinstance(event, Show):
+        return f"{event.player}'s show ({_cards(event.cards)})"
+    if isinstance(event, Crib):
+        return f"the crib ({_cards(event.cards)})"
+    if isinstance(event, Claim):
+        return f"{event.player}'s claim of {event.points}"
+    if isinstance(event, Muggins):
+        return f"{event.player}'s muggins"
+    if isinstance(event, Adjust):
+        return f"{event.player}'s {event.points:+d} ({event.reason})"
+    if isinstance(event, Discard):
+        return f"{event.player}'s throw to the crib ({_cards(event.cards)})"
+    if isinstance(event, Correct):
+        return f"the {card_words(event.was)} read as the {card_words(event.card)}"
+    assert isinstance(event, Misdeal)
+    return "the misdeal"
