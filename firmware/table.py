@@ -550,6 +550,9 @@ class TableFlow:
         if name == "dial":
             return _notice(f"claim: {action.value}")
         if name == "ask_confirm":
+            if action.subject == "new_game":  # hardware.buttons.HELD_CHOICES
+                return _say("press CONFIRM to start a new match, GO for a misdeal, or MUGGINS "
+                            "to correct the last card read")
             return _say(f"press CONFIRM to start a {action.subject.replace('_', ' ')}")
         if name == "cancelled":
             return _notice(f"{action.subject.replace('_', ' ')} cancelled")

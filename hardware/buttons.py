@@ -40,9 +40,17 @@ __all__ = [
     "Action",
     "Controls",
     "BUTTON_NAMES",
+    "HELD_CHOICES",
 ]
 
 EventKind = Literal["press", "long_press", "turn"]
+
+#: While a held button waits for CONFIRM, these buttons choose another action instead:
+#: hold UNDO, then GO for a misdeal or MUGGINS to correct the last card read. GO and
+#: MUGGINS keep no long press of their own, so a plain press acts at once.
+HELD_CHOICES: Mapping[str, Mapping[str, str]] = {
+    "new_game": {"go": "misdeal", "muggins": "correct"},
+}
 
 #: The buttons the game knows, in the order they sit on the panel.
 BUTTON_NAMES = ("go", "muggins", "undo", "confirm")
@@ -444,7 +452,9 @@ class Controls:
 
     A long press with a meaning (hold UNDO: ``new_game``) is not done at
     once: it returns ``ask_confirm`` and waits ``confirm_timeout_s`` for
-    CONFIRM; any other button cancels it. Turning the dial sets a claim
+    CONFIRM; a button ``choices`` names for it (default ``HELD_CHOICES``: after holding
+    UNDO, GO is a misdeal and MUGGINS a correction) does that instead, and any other
+    button cancels it. Turning the dial sets a claim
     (0..``max_value``) that CONFIRM then sends as ``claim``.
     """
 
@@ -454,8 +464,10 @@ class Controls:
         long_press: Mapping[str, str] | None = None,
         confirm_timeout_s: float = 5.0,
         max_value: int = 29,
+        choices: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         self.long_press = dict(long_press if long_press is not None else {"undo": "new_game"})
+        self.choices = dict(HELD_CHOICES if choices is None else choices)
         self.confirm_timeout_s = confirm_timeout_s
         self.max_value = max_value
         self._pending: tuple[str, float] | None = None
@@ -495,6 +507,9 @@ class Controls:
             self._pending = None
             if event.name == "confirm":
                 return Action(subject)
+            chosen = self.choices.get(subject, {}).get(event.name)
+            if chosen is not None:
+                return Action(chosen)
             return Action("cancelled", subject=subject)
         if event.name == "confirm" and self._dial is not None:
             claim, self._dial = self._dial, None

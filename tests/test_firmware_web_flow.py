@@ -13,8 +13,9 @@ from webrig import Device, scripted_game, starter_step
 from engine.cards import Card
 from engine.game import Game
 from engine.show import score_show
+from engine.words import card_words
 from firmware.commands.demo import Step
-from firmware.table import ButtonAction, ManualCard, ManualSpread, NewMatch, TableFlow
+from firmware.table import ButtonAction, CorrectCard, ManualCard, ManualSpread, NewMatch, TableFlow
 from firmware.web.hub import Reply
 from firmware.web.snapshot import revision
 from vision.tracker import CardAppeared
@@ -87,11 +88,30 @@ def test_undo_from_the_page_goes_the_buttons_way(device: Device) -> None:
     reply = ask(device, ButtonAction("undo"), nonce="undo-0001")
     assert reply.status == "done" and reply.changed and reply.rev == revision(device.store)
     assert list(device.store.lines) == lines[:-1]
-    assert any(text.startswith("undone: ") for _, text in reply.feedback)
+    undone = [text for _, text in reply.feedback if text.startswith("undone: ")]
+    last = json.loads(lines[-1])
+    assert undone[0].startswith(f"undone: {last['player']}'s ") and "{" not in undone[0]
     (undo,) = [i for i in device.flow.inputs if isinstance(i, ButtonAction)]
     assert undo.name == "undo" and undo.at > 1000.0  # stamped with the loop's clock
     # The snapshot published in that same turn shows it.
     assert device.state()["rev"] == reply.rev
+
+
+def test_a_card_corrected_from_the_page_refolds_and_says_the_new_score(device: Device) -> None:
+    truth, steps = scripted_game()
+    device.play(steps[:starter_step(steps) + 2])
+    laid = json.loads(device.store.lines[-1])
+    used = {json.loads(line).get("card") for line in device.store.lines}
+    right = next(c for c in ("AS", "AH", "AD", "AC", "2S", "2H") if c not in used)
+    reply = ask(device, CorrectCard(Card.parse(laid["card"]), Card.parse(right), 0.0),
+                nonce="correct-01")
+    assert reply.status == "done" and reply.changed
+    assert json.loads(device.store.lines[-1]) == {"type": "correct", "was": laid["card"],
+                                                  "card": right}
+    said = [text for kind, text in reply.feedback if kind == "say"]
+    assert said[0].startswith(f"corrected: the {card_words(Card.parse(laid['card']))} is "
+                              f"the {card_words(Card.parse(right))}")
+    assert str(device.store.game.pile[-1]) == right
 
 
 def test_a_stale_request_changes_nothing_and_never_reaches_the_flow(device: Device) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from engine.cards import Card
-from firmware.table import ButtonAction, ManualCard, ManualSpread, NewMatch
+from firmware.table import ButtonAction, CorrectCard, ManualCard, ManualSpread, NewMatch
 from firmware.web.inputs import InputError, check_settings, parse_change
 
 TABLE: dict[str, Any] = {"players": ["Ann", "Bob"],
@@ -18,7 +18,7 @@ def body(action: str, **fields: Any) -> dict[str, Any]:
     return {"action": action, "rev": "12.9", "nonce": "abcdefgh12", **fields}
 
 
-@pytest.mark.parametrize("name", ["undo", "go", "confirm", "muggins", "new_game"])
+@pytest.mark.parametrize("name", ["undo", "go", "confirm", "muggins", "new_game", "misdeal"])
 def test_the_buttons_become_button_actions(name: str) -> None:
     change = parse_change(body(name), table=TABLE)
     assert change.items == (ButtonAction(name),)
@@ -35,6 +35,11 @@ def test_a_card_by_hand_is_a_manual_card_in_a_players_area_or_the_starter() -> N
         ManualCard(Card.parse("10S"), "Bob", 0.0),)
     assert parse_change(body("card", card="JH", zone="starter"), table=TABLE).items[0] == \
         ManualCard(Card.parse("JH"), "starter", 0.0)
+
+
+def test_a_correction_names_the_card_read_and_the_card_it_is() -> None:
+    assert parse_change(body("correct", was="5h", card="6H"), table=TABLE).items == (
+        CorrectCard(Card.parse("5H"), Card.parse("6H"), 0.0),)
 
 
 def test_a_spread_is_four_cards_for_a_player_or_the_crib() -> None:
@@ -78,6 +83,8 @@ def test_a_new_match_carries_its_settings() -> None:
                                           "Bob, starter, not 'Zed'"),
     (body("card", card="5H", zone="crib"), "not 'crib'"),
     (body("spread", zone="Ann", cards=["5H", "5S", "5C"]), "cards must be a list of the 4"),
+    (body("correct", was="5H"), "correct: missing field 'card'"),
+    (body("correct", was="5X", card="6H"), "was: invalid card: '5X'"),
     (body("spread", zone="Ann", cards=["5H", "5S", "5C", "5h"]), "cards names a card twice"),
     (body("spread", zone="starter", cards=["5H", "5S", "5C", "5D"]), "not 'starter'"),
     (body("new_match", players=["Ann"], rules={}), "players must be a list of 2 to 4 names"),

@@ -30,6 +30,7 @@ from firmware.table import (
     CRIB,
     STARTER,
     ButtonAction,
+    CorrectCard,
     ManualCard,
     ManualDiscard,
     ManualSpread,
@@ -44,7 +45,8 @@ __all__ = ["InputError", "Change", "TableSettings", "parse_change", "check_setti
 #: The actions and the fields each takes besides ``action``, ``rev`` and ``nonce``.
 ACTIONS: Mapping[str, frozenset[str]] = {
     "undo": frozenset(), "go": frozenset(), "confirm": frozenset(), "muggins": frozenset(),
-    "new_game": frozenset(),
+    "new_game": frozenset(), "misdeal": frozenset(),
+    "correct": frozenset({"was", "card"}),
     "claim": frozenset({"points"}),
     "card": frozenset({"card", "zone"}),
     "spread": frozenset({"cards", "zone"}),
@@ -118,6 +120,8 @@ def parse_change(body: Any, *, table: Mapping[str, Any]) -> Change:
     elif action == "card":
         zone = _zone(body["zone"], players, (STARTER,), "a card is laid")
         items = (ManualCard(_card(body["card"], "card"), zone, 0.0),)
+    elif action == "correct":
+        items = (CorrectCard(_card(body["was"], "was"), _card(body["card"], "card"), 0.0),)
     elif action == "spread":
         zone = _zone(body["zone"], players, (CRIB,), "a hand or the crib is spread")
         items = (ManualSpread(zone, _spread(body["cards"]), 0.0),)

@@ -20,6 +20,7 @@ let zone = null;         // where a card entered by hand goes
 let zoneAuto = true;     // follow the game's turn until the player picks a zone
 let picked = [];         // cards picked for a spread
 let claimPoints = 0;
+let correcting = null;   // a card tapped as misread: the next card tapped in the deck is it
 let settingsShownFor = null;  // the settings the form was last filled from
 let cameraSeen = null;
 let blurredSeen = false;  // whether the camera was last shown out of focus
@@ -164,11 +165,34 @@ function drawSides(t) {
   }));
 }
 
+// A card the board may have misread: tapping it starts a correction (the right card is
+// then tapped in the deck).
+function correctable(card) {
+  const chip = cardChip(card);
+  chip.classList.add("tappable");
+  chip.setAttribute("role", "button");
+  chip.title = `Misread? Tap, then tap the right card`;
+  chip.addEventListener("click", () => startCorrecting(card));
+  return chip;
+}
+
+function startCorrecting(card) {
+  correcting = correcting === card ? null : card;
+  $("manual-box").open = true;
+  drawCorrecting();
+}
+
+function drawCorrecting() {
+  $("correcting").hidden = !correcting;
+  $("correcting").textContent = correcting
+    ? `Correcting ${correcting}: tap the card it really is in the deck (tap ${correcting} again to stop)` : "";
+}
+
 function drawCount(t) {
-  $("starter").replaceChildren(t.starter ? cardChip(t.starter) : "–");
+  $("starter").replaceChildren(t.starter ? correctable(t.starter) : "–");
   $("count").textContent = t.count;
   $("dealer").textContent = t.dealer || "–";
-  $("pile").replaceChildren(...t.pile.map(cardChip));
+  $("pile").replaceChildren(...t.pile.map(correctable));
 }
 
 function drawControls(t) {
@@ -182,6 +206,7 @@ function drawControls(t) {
   $("lock").textContent = pin ? "PIN given" : "PIN needed";
   $("lock").classList.toggle("open", Boolean(pin));
   $("next-game").disabled = t.phase !== "over";
+  $("misdeal").disabled = t.phase !== "starter";
 }
 
 function drawManual(t) {
@@ -225,7 +250,7 @@ function drawScores(t) {
   $("scores").replaceChildren(...t.scores.slice(0, 30).map((s) => el("li", { "data-event": s.event },
     el("div", { class: "head" }, el("span", {}, `${s.player || s.side} · ${s.what}`),
       el("span", {}, (s.points >= 0 ? "+" : "") + s.points)),
-    s.cards && s.kind !== "play" ? el("div", {}, ...s.cards.map(cardChip),
+    s.cards && s.kind !== "play" ? el("div", {}, ...s.cards.map(correctable),
       s.starter ? el("span", { class: "muted" }, " starter ") : null,
       s.starter ? cardChip(s.starter) : null) : null,
     s.words ? el("div", { class: "words" }, s.words) : null)));
@@ -239,12 +264,21 @@ function drawHistory(t) {
   const points = Object.entries(t.match.points || {}).map(([name, n]) => `${name} ${n}`).join(" · ");
   $("match").replaceChildren(
     games.length ? el("ol", { class: "history" }, games) : el("p", { class: "muted" }, "No game finished yet."),
-    points ? el("p", {}, "Match points: " + points) : null);
+    points ? el("p", {}, "Match points: " + points) : null,
+    matchStanding(t.match));
   $("history").replaceChildren(...t.history.map((m) => {
     const won = Object.entries(m.points).map(([name, n]) => `${name} ${n}`).join(", ");
     return el("li", {}, `${m.players.join(", ")}: ${m.games.length} game${m.games.length === 1 ? "" : "s"}`
       + (won ? ` (${won})` : "") + (m.skunks ? `, ${m.skunks} skunk${m.skunks === 1 ? "" : "s"}` : ""));
   }));
+}
+
+function matchStanding(m) {
+  const length = m.best_of ? `best of ${m.best_of} games` : m.first_to ? `first to ${m.first_to} match points` : null;
+  if (!length) return null;
+  const state = m.winner ? `${m.winner} won the match` : m.match_point.length
+    ? `match point for ${m.match_point.join(" and ")}` : "";
+  return el("p", {}, `The match: ${length}` + (state ? ` · ${state}` : ""));
 }
 
 // -- changes ---------------------------------------------------------------------------------
@@ -312,7 +346,7 @@ async function send(fields) {
     toast(data.error || response.statusText, "error");
     return null;
   }
-  const said = (data.feedback || []).map((f) => f.text).join(" · ");
+  const said = [...new Set((data.feedback || []).map((f) => f.text))].join(" · ");
   toast(said || "done", "ok");
   drawControls(table);
   return data;
@@ -333,6 +367,11 @@ function buildDeck() {
 
 async function tapCard(card) {
   if (!table) return;
+  if (correcting) {
+    const sent = await send({ action: "correct", was: correcting, card });
+    if (sent) { correcting = null; drawCorrecting(); }
+    return;
+  }
   const mode = document.querySelector("input[name=mode]:checked").value;
   if (mode === "spread") {
     picked = picked.includes(card) ? picked.filter((c) => c !== card)
@@ -395,6 +434,8 @@ function fillSettings(t) {
   form.elements.target.value = String(rules.target || 121);
   for (const flag of FLAGS) form.elements[flag].checked = rules[flag] ?? RULE_DEFAULTS[flag];
   form.elements.dealer_bonus.value = rules.dealer_bonus || 0;
+  form.elements.match.value = rules.best_of ? `best_of:${rules.best_of}` : rules.first_to ? `first_to:${rules.first_to}` : "";
+  form.elements.no_misdeal_penalty.checked = rules.misdeal_penalty === 0;
   drawSeats(t.settings.players, t.settings.colours);
 }
 
@@ -410,6 +451,9 @@ async function startMatch(event) {
     if (flag === "muggins_heels" && !form.elements.muggins.checked) continue;
     if (on !== RULE_DEFAULTS[flag]) rules[flag] = on;
   }
+  const match = form.elements.match.value;
+  if (match) { const [key, n] = match.split(":"); rules[key] = Number(n); }
+  if (form.elements.no_misdeal_penalty.checked) rules.misdeal_penalty = 0;
   const bonus = Number(form.elements.dealer_bonus.value || 0);
   if (bonus) rules.dealer_bonus = bonus;
   const old = (table && table.settings.rules) || {};
@@ -426,7 +470,7 @@ async function startMatch(event) {
 
 function wire() {
   buildDeck();
-  for (const id of ["undo", "go", "confirm", "muggins"]) {
+  for (const id of ["undo", "go", "confirm", "muggins", "misdeal"]) {
     $(id).addEventListener("click", () => send({ action: $(id).dataset.action }));
   }
   $("claim-less").addEventListener("click", () => { claimPoints = Math.max(0, claimPoints - 1); $("claim-points").textContent = claimPoints; });
