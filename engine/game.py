@@ -362,9 +362,9 @@ class Game:
         """What the engine waits for, in words."""
         s = self._s
         if s.phase == "new_game":
-            return "a new_game event"
+            return "a new game"
         if s.phase == "over":
-            return (f"game over: {self._winner_words()}; a new_game with the same players "
+            return (f"game over: {self._winner_words()}; a new game with the same players "
                     "starts the next game")
         claim = ""
         if s.pending:
@@ -419,7 +419,8 @@ class Game:
             ) from None
 
     def _winner_words(self) -> str:
-        return f"{self.winner} won" + ("" if self.result == "win" else f" ({self.result})")
+        result = self.result or "win"
+        return f"{self.winner} won" + ("" if result == "win" else f" ({result.replace('_', ' ')})")
 
     def _expect(self, phase: str, what: str) -> None:
         if self._s.phase != phase:

@@ -55,6 +55,30 @@ def test_json_lists_each_match_and_the_current_game(store_path: Path, logs, caps
     assert current["match"] == 2 and current["events"] == 20
     in_progress = Game.replay(second[:20]).to_json()
     assert {k: current[k] for k in in_progress} == in_progress
+    assert current["standing"]["points"] == {"Cat": 0, "Dan": 0, "Eve": 0}
+
+
+def test_a_second_game_keeps_the_match_id_and_shows_the_standing(tmp_path: Path, logs,
+                                                                 capsys) -> None:
+    first, _ = logs
+    path = tmp_path / "events.sqlite3"
+    game = Game.replay(first)
+    with EventStore.open(path) as store:
+        for event in first:
+            store.append(event)
+        store.append(first[0])  # a third game of the match begins
+    report = history_json(path, capsys)
+    current = report["current"]
+    assert current["match"] == 1
+    assert current["standing"]["games"] == [g.to_json() for g in game.match]
+    assert main(["history", "--store", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "current game (match 1): Ann 0, Bob 0" in out and "{" not in out
+    points = ", ".join(f"{name} {n}" for name, n in game.match_points.items())
+    assert f"  match standing: {points} after 2 games" in out
+    if any(g.result == "double_skunk" for g in game.match):
+        assert "double skunk" in out
+    assert "double_skunk" not in out
 
 
 def test_text_names_winners_and_match_points(store_path: Path, logs, capsys) -> None:

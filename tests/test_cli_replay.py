@@ -141,3 +141,14 @@ def test_a_line_separator_inside_a_name_does_not_split_the_line(tmp_path: Path,
     log.write_text(renamed, encoding="utf-8")
     code, report = replay_json(log, capsys)
     assert code == 0 and report["sides"][0]["name"] == "An\u2028n"
+
+
+def test_text_says_results_in_words(tmp_path: Path, capsys) -> None:
+    log = tmp_path / "g.jsonl"
+    log.write_text('{"type": "new_game", "players": ["Ann", "Bob"]}\n'
+                   '{"type": "deal", "dealer": "Ann"}\n'
+                   '{"type": "adjust", "player": "Bob", "points": 121}\n')
+    assert main(["replay", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "winner: Bob (double skunk)" in out and "(double skunk)" in out.splitlines()[2]
+    assert "double_skunk" not in out

@@ -447,7 +447,7 @@ def test_adjust_cannot_take_a_side_below_zero() -> None:
 
 
 def test_the_next_field_says_what_the_engine_waits_for() -> None:
-    assert Game().next == "a new_game event"
+    assert Game().next == "a new game"
     assert play("new Ann Bob").next == (
         "the cut for the first deal (each player lays a card: the lowest deals)")
     assert play(*DEAL_2P[:3]).next == "Bob to lead the play"

@@ -10,6 +10,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from engine.game import Game
+from engine.words import result_words
 from firmware.cli import print_json
 
 
@@ -33,13 +35,25 @@ def run(args: argparse.Namespace) -> int:
             "store": str(path),
             "matches": [match.to_json() for match in store.matches()],
             "current": None if store.match is None or not store.lines else
-            {"match": store.match, "events": len(store.lines), **store.game.to_json()},
+            _current(store.match, len(store.lines), store.game),
         }
     if args.json:
         print_json(report)
     else:
         print(describe(report))
     return 0
+
+
+def _current(match: int, events: int, game: Game) -> dict[str, Any]:
+    """The game in progress: ``match`` stays the match's id, and the game's own ``match``
+    block (the standing) is ``standing``."""
+    report = game.to_json()
+    standing = report.pop("match", None)
+    standing = {"games": [], "points": game.match_points} if standing is None else standing
+    standing["match_point"] = list(game.match_point)
+    rules = game.rules
+    standing["best_of"], standing["first_to"] = rules.best_of, rules.first_to
+    return {"match": match, "events": events, **report, "standing": standing}
 
 
 def describe(report: dict[str, Any]) -> str:
@@ -53,7 +67,7 @@ def describe(report: dict[str, Any]) -> str:
                      f"({len(games)} game{'s' if len(games) != 1 else ''} finished, "
                      f"{match['events']} events)")
         for number, game in enumerate(games, start=1):
-            result = "" if game["result"] == "win" else f" ({game['result'].replace('_', ' ')})"
+            result = "" if game["result"] == "win" else f" ({result_words(game['result'])})"
             scores = "-".join(str(s) for s in game["scores"])
             lines.append(f"  game {number}: {game['winner']} won{result}, {scores}")
         points = ", ".join(f"{name} {n}" for name, n in match["points"].items())
@@ -62,4 +76,20 @@ def describe(report: dict[str, Any]) -> str:
     if current is not None:
         sides = ", ".join(f"{side['name']} {side['score']}" for side in current["sides"])
         lines.append(f"current game (match {current['match']}): {sides}; next: {current['next']}")
+        lines.append("  " + _standing(current["standing"]))
     return "\n".join(lines)
+
+
+def _standing(standing: dict[str, Any]) -> str:
+    points = ", ".join(f"{name} {n}" for name, n in standing["points"].items())
+    games = len(standing["games"])
+    text = f"match standing: {points} after {games} game{'s' if games != 1 else ''}"
+    if standing["best_of"]:
+        text += f" (best of {standing['best_of']})"
+    elif standing["first_to"]:
+        text += f" (first to {standing['first_to']} points)"
+    if standing.get("winner"):
+        text += f"; {standing['winner']} won the match"
+    elif standing["match_point"]:
+        text += "; match point for " + " and ".join(standing["match_point"])
+    return text

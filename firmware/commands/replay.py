@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from engine.words import result_words
 from firmware.cli import print_json
 
 
@@ -39,12 +40,15 @@ def describe(report: dict[str, Any]) -> str:
     lines.append("")
     for side in report["sides"]:
         front, back = side["pegs"]
-        result = f"  ({side['result']})" if side.get("result") not in (None, "win") else ""
+        result = (f"  ({result_words(side['result'])})"
+                  if side.get("result") not in (None, "win") else "")
         lines.append(f"{side['name']:<12} {side['score']:>3}  pegs {front}/{back}{result}")
     if report["winner"] is not None:
-        lines.append(f"winner: {report['winner']} ({report['result']})")
+        lines.append(f"winner: {report['winner']} ({result_words(report['result'])})")
     if "match" in report:
         points = ", ".join(f"{name} {n}" for name, n in report["match"]["points"].items())
-        lines.append(f"match: {len(report['match']['games'])} games finished; {points}")
+        lines.append(f"match: {len(report['match']['games'])} games finished; {points}"
+                     + (f"; {report['match']['winner']} won the match"
+                        if report["match"].get("winner") else ""))
     lines.append(f"next: {report['next']}")
     return "\n".join(lines)
