@@ -141,3 +141,38 @@ def test_the_picture_gets_what_the_umask_allows(tmp_path: Path, capsys) -> None:
     finally:
         os.umask(before)
     assert stat.S_IMODE((tmp_path / "b.png").stat().st_mode) == 0o644
+
+
+def test_a_jpeg_name_gets_jpeg_data_and_other_names_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = str(write_log(tmp_path, HEELS))
+    out = tmp_path / "board.JPG"
+    assert main(["board", log, "-o", str(out)]) == 0
+    assert out.read_bytes()[:3] == b"\xff\xd8\xff"  # JPEG, not PNG
+    assert (tmp_path / "board.png").exists() is False
+    capsys.readouterr()
+    assert main(["board", log, "-o", str(tmp_path / "board.gif")]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("board.gif': name a .png, .jpg or .jpeg file\n")
+    assert not (tmp_path / "board.gif").exists()
+
+
+def test_the_title_is_in_words_and_led_numbers_are_an_option(tmp_path: Path) -> None:
+    from engine.game import Game
+    from firmware.commands.board import board_title
+    from hardware.layout import Layout
+    from hardware.state import board_state_from_game
+    from hardware.strips.simulator import SimulatorStrip
+
+    game = Game.replay([*HEELS, {"type": "adjust", "player": "Ann", "points": 119}])
+    layout = Layout.from_config({"kind": "per_side", "tracks": 3})
+    title = board_title("g.jsonl", game, layout)
+    assert title == ("g.jsonl: Ann 121, Bob 0; game over: Ann won (double skunk); a new game "
+                     "with the same players starts the next game (a track per side, 366 LEDs)")
+    strip = SimulatorStrip(layout)
+    state = board_state_from_game(game)
+    plain = strip.to_image(state, title=title)
+    wiring = strip.to_image(state, title=title, led_numbers=True)
+    margin = slice(0, 40)  # the left margin holds the LED numbers, and nothing else
+    assert (plain[:, margin] != wiring[:, margin]).any()

@@ -116,3 +116,11 @@ def test_a_second_starter_is_refused_not_silently_taken(capsys) -> None:
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--starter given twice ('5D' and '4C')" in err
+
+
+def test_crib_four_flush_without_crib_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "2H", "4H", "6H", "8H", "--starter", "KS",
+                         "--crib-four-flush")
+    assert code == 2 and out == ""
+    assert err == ("cribbage-board score: --crib-four-flush is a crib rule: give --crib too, "
+                   "or leave it out for a hand\n")

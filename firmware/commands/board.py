@@ -1,8 +1,8 @@
 """``cribbage-board board FILE.jsonl -o OUT.png``: draw the pegboard after a stored game.
 
 The picture is what the LED simulator shows after the log's last event, so
-it checks a layout (each row's LED numbers are in the margin) as well as a
-game.
+it checks a layout (with ``--led-numbers``, each row's LED numbers are in the
+margin) as well as a game.
 """
 
 from __future__ import annotations
@@ -10,11 +10,18 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.cli import UsageError, print_json
 
+if TYPE_CHECKING:
+    from engine.game import Game
+    from hardware.layout import Layout
+
 LAYOUT_KINDS = ("per_side", "shared", "serpentine")
+LAYOUT_WORDS = {"per_side": "a track per side", "shared": "one shared track",
+                "serpentine": "a serpentine board"}
+PICTURE_SUFFIXES = (".png", ".jpg", ".jpeg")
 # Tracks a layout gets when neither the config nor the game asks for more:
 # the common 3-track board, and a 2-track wooden-style serpentine.
 DEFAULT_TRACKS = {"per_side": 3, "serpentine": 2}
@@ -25,7 +32,8 @@ def register(subparsers: Any) -> None:
         "board", help="draw the LED pegboard after a stored game's last event, as a PNG"
     )
     parser.add_argument("log", type=Path, help="event log, one JSON object per line")
-    parser.add_argument("-o", "--output", type=Path, required=True, help="PNG file to write")
+    parser.add_argument("-o", "--output", type=Path, required=True,
+                        help="picture to write: .png, or .jpg/.jpeg for a JPEG")
     parser.add_argument(
         "--layout",
         choices=LAYOUT_KINDS,
@@ -33,11 +41,22 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--config", type=Path, help="TOML config file with a [board] table")
     parser.add_argument("--terminal", action="store_true", help="also print the board as text")
+    parser.add_argument("--led-numbers", action="store_true",
+                        help="write each row's first and last LED index in the margins "
+                             "(for checking the wiring)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 
 
+def board_title(name: str, game: Game, layout: Layout) -> str:
+    """The picture's heading, in the players' words: the scores and what comes next."""
+    scores = ", ".join(f"{s.name} {s.score}" for s in game.sides)
+    return f"{name}: {scores}; {game.next} ({LAYOUT_WORDS[layout.kind]}, {layout.n_leds} LEDs)"
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.output.suffix.lower() not in PICTURE_SUFFIXES:
+        raise UsageError(f"cannot write {str(args.output)!r}: name a .png, .jpg or .jpeg file")
     from firmware.files import replace_file
     from firmware.gamelog import load_game
     from hardware.config import BoardConfig, read_toml
@@ -71,9 +90,11 @@ def run(args: argparse.Namespace) -> int:
     renderer = replace(config.renderer(), layout=layout)
     simulator = SimulatorStrip(layout)
     simulator.show(renderer(state))
-    title = f"{args.log.name} - {layout.kind} layout, {layout.n_leds} LEDs"
+    title = board_title(args.log.name, game, layout)
     # Through replace_file: never over a FIFO or a device, the umask kept, on disk once said.
-    replace_file(args.output, simulator.png_bytes(state, palette=config.palette, title=title))
+    replace_file(args.output, simulator.picture_bytes(
+        state, jpeg=args.output.suffix.lower() != ".png", palette=config.palette, title=title,
+        led_numbers=args.led_numbers))
 
     if args.json:
         print_json(

@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.cards import Card, format_cards, parse_cards
 from engine.show import score_show
-from firmware.cli import print_json
+from firmware.cli import UsageError, print_json
 
 
 def register(subparsers: Any) -> None:
@@ -31,6 +31,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.crib_four_flush and not args.crib:
+        raise UsageError("--crib-four-flush is a crib rule: give --crib too, or leave it out "
+                         "for a hand")
     hand = parse_cards(args.cards)
     starter = Card.parse(args.starter)
     score = score_show(hand, starter, crib=args.crib, crib_four_flush=args.crib_four_flush)

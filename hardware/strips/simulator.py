@@ -165,13 +165,16 @@ class SimulatorStrip:
     # -- picture ---------------------------------------------------------
 
     def to_image(
-        self, state: BoardState | None = None, *, palette: Palette | None = None, title: str = ""
+        self, state: BoardState | None = None, *, palette: Palette | None = None, title: str = "",
+        led_numbers: bool = False,
     ) -> npt.NDArray[np.uint8]:
         """Draws the last frame on the board; returns a BGR image.
 
         With ``state`` the picture also names the sides with their scores,
         puts the lines where the game's rules have them, and splits a hole
-        that several sides share (on the LEDs those alternate).
+        that several sides share (on the LEDs those alternate). ``led_numbers``
+        writes each row's first and last LED index in the margins, for checking
+        the wiring; players never need them.
         """
         import cv2  # the picture needs OpenCV; pushing frames does not
 
@@ -266,7 +269,7 @@ class SimulatorStrip:
             text(f"game {target}", (tx, ty - half - 8), 0.36, _LINE_SKUNK)
 
         # LED index at each row's ends, for checking the wiring.
-        for street in range(geo.streets):
+        for street in range(geo.streets if led_numbers else 0):
             first = 1 + street * geo.row_length
             last = min(first + geo.row_length, layout.game_hole) - 1
             left_hole, right_hole = (first, last) if geo.rightward(street) else (last, first)
@@ -280,7 +283,8 @@ class SimulatorStrip:
                     _FAINT_INK,
                     centre=False,
                 )
-        text("LED", (14, _TOP - 26), 0.3, _FAINT_INK, centre=False)
+        if led_numbers:
+            text("LED", (14, _TOP - 26), 0.3, _FAINT_INK, centre=False)
 
         # Holes and LEDs, with a soft glow around lit ones.
         shared: dict[int, list[tuple[int, float]]] = {}
@@ -341,7 +345,7 @@ class SimulatorStrip:
         n_on = int(self._frame.any(axis=1).sum())
         heading = (
             title
-            or f"{layout.kind} layout, {tracks} track{'s' * (tracks != 1)}, {layout.n_leds} LEDs"
+            or f"{layout.kind.replace('_', ' ')} layout, {tracks} track{'s' * (tracks != 1)}, {layout.n_leds} LEDs"
         )
         text(heading, (_LEFT - 60, 22), 0.5, _INK, 1, centre=False)
         text(f"{n_on} lit", (width - 70, 22), 0.4, _FAINT_INK, centre=False)
@@ -384,22 +388,30 @@ class SimulatorStrip:
 
     def png_bytes(self, state: BoardState | None = None, **options: Any) -> bytes:
         """``to_image(state)`` encoded as a PNG, for a caller that writes it its own way."""
+        return self.picture_bytes(state, **options)
+
+    def picture_bytes(self, state: BoardState | None = None, *, jpeg: bool = False,
+                      **options: Any) -> bytes:
+        """``to_image(state)`` encoded as a PNG, or a JPEG when ``jpeg``."""
         import cv2
 
-        ok, data = cv2.imencode(".png", self.to_image(state, **options), PNG_OPTIONS)
+        ok, data = cv2.imencode(".jpg" if jpeg else ".png", self.to_image(state, **options),
+                                [cv2.IMWRITE_JPEG_QUALITY, 92] if jpeg else PNG_OPTIONS)
         if not ok:
             raise OSError("could not encode the board picture")
         return bytes(data.tobytes())
 
     def to_png(self, path: Path | str, state: BoardState | None = None, **options: Any) -> Path:
-        """Writes ``to_image(state)`` as a PNG at ``path``, atomically; returns the path.
+        """Writes ``to_image(state)`` as a PNG at ``path`` (a JPEG when the name ends in
+        ``.jpg`` or ``.jpeg``), atomically; returns the path.
 
         Atomic so that whoever watches the picture never opens half of one; not
         fsynced, because it is a view redrawn on every ``show`` (a power cut costs
         one picture, and syncing each frame to an SD card would wear it for nothing).
         The device's own files go through ``firmware.files.replace_file``.
         """
-        data = self.png_bytes(state, **options)
+        data = self.picture_bytes(state, jpeg=Path(path).suffix.lower() in (".jpg", ".jpeg"),
+                                  **options)
         target = Path(path)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or Path("."))
         try:
