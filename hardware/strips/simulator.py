@@ -345,7 +345,8 @@ class SimulatorStrip:
         n_on = int(self._frame.any(axis=1).sum())
         heading = (
             title
-            or f"{layout.kind.replace('_', ' ')} layout, {tracks} track{'s' * (tracks != 1)}, {layout.n_leds} LEDs"
+            or f"{layout.kind.replace('_', ' ')} layout, {tracks} track{'s' * (tracks != 1)}, "
+            f"{layout.n_leds} LEDs"
         )
         text(heading, (_LEFT - 60, 22), 0.5, _INK, 1, centre=False)
         text(f"{n_on} lit", (width - 70, 22), 0.4, _FAINT_INK, centre=False)
