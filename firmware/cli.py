@@ -1,4 +1,5 @@
-"""The ``cribbage-board`` console script.
+"""The ``cribbage-board`` console script: one subcommand per job, each a module of
+``firmware.commands`` with a ``register(subparsers)``.
 
 Bad input exits with status 2 and one line on stderr (CONTRACT.md); a handler
 signals that by raising ``UsageError`` or any ``ValueError`` (every engine error
@@ -12,6 +13,7 @@ import importlib
 import json
 import pkgutil
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,21 +33,66 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps a path like /etc/cribbage-board/config.toml whole when a help line wraps."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
     def error(self, message: str) -> None:  # type: ignore[override]
         # argparse prints usage over several lines; the contract wants one line.
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         raise SystemExit(EXIT_BAD_INPUT)
 
 
+DESCRIPTION = """\
+Keeps score for real cribbage games: a camera reads the cards laid, the rules
+engine counts the pegging and the show, and an LED pegboard (or its simulator)
+shows the pegs. The commands below also score hands, replay stored games and
+teach the card reader a deck."""
+
+EXAMPLES = """examples:
+  cribbage-board demo                          a whole simulated game on this computer
+  cribbage-board demo --web 8080               the same, watched on the phone page
+  cribbage-board score 5H 5C 5S JD --starter 5D
+  cribbage-board replay game.jsonl --json
+  cribbage-board board game.jsonl -o board.png
+  cribbage-board run --config /etc/cribbage-board/config.toml
+  cribbage-board history
+
+Each command has its own --help. Bad input exits with status 2 and one line on stderr."""
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("cribbage-board")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="cribbage-board", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = _Parser(prog="cribbage-board", description=DESCRIPTION, epilog=EXAMPLES)
+    parser.add_argument("--version", action="version", version=f"cribbage-board {version()}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND", title="commands")
     for info in sorted(pkgutil.iter_modules(firmware.commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"firmware.commands.{info.name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
+    # A command's own --help starts with the line the list above gives it.
+    for action in sub._choices_actions:
+        command = sub.choices[action.dest]
+        if command.description is None and action.help:
+            command.description = action.help[0].upper() + action.help[1:] + "."
     return parser
 
 

@@ -29,6 +29,17 @@ def test_run_says_what_is_simulated_and_resumes_the_store(
     assert "resumed" in out and "1 events" in out
 
 
+def test_run_reads_the_installed_config_when_none_is_given(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import firmware.commands.run as command
+
+    installed = tmp_path / "config.toml"
+    installed.write_text('[rules]\ntagret = 121\n')
+    monkeypatch.setattr(command, "DEFAULT_CONFIG", installed)
+    assert main(["run", "--store", str(tmp_path / "e.db"), "--once"]) == 2
+    assert "unknown rules key 'tagret'" in capsys.readouterr().err
+
+
 def test_run_with_a_configured_backend_that_cannot_start_is_an_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "config.toml"

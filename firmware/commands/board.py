@@ -29,7 +29,7 @@ DEFAULT_TRACKS = {"per_side": 3, "serpentine": 2}
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "board", help="draw the LED pegboard after a stored game's last event, as a PNG"
+        "board", help="draw the LED pegboard after a stored game's last event, as a picture"
     )
     parser.add_argument("log", type=Path, help="event log, one JSON object per line")
     parser.add_argument("-o", "--output", type=Path, required=True,

@@ -26,14 +26,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run", "Parts", "open_parts"]
+__all__ = ["register", "run", "Parts", "open_parts", "DEFAULT_CONFIG"]
+
+#: The config the installed service names (systemd/cribbage-board.service); ``run`` without
+#: ``--config`` reads it too when it exists, so the board at the table and a player's
+#: ``cribbage-board run`` on the Pi agree.
+DEFAULT_CONFIG = Path("/etc/cribbage-board/config.toml")
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "run", help="run the board: watch the table, score, light the pegs")
-    parser.add_argument("--config", type=Path, help="device config (TOML); default: every "
-                                                    "default, simulated LEDs, no camera")
+    parser.add_argument("--config", type=Path,
+                        help=f"device config (TOML); default: {DEFAULT_CONFIG} if it exists, "
+                             "else every default (simulated LEDs, no camera)")
     parser.add_argument("--store", type=Path, help="event store (default: the config's [store])")
     parser.add_argument("--once", action="store_true",
                         help="start, run one turn of the loop and stop (a smoke test)")
@@ -165,7 +171,8 @@ def run(args: argparse.Namespace) -> int:
     from firmware.web.settings import SettingsFile, settings_path
     from hardware.buttons import Controls
 
-    config = load_device_config(args.config)
+    default = DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None
+    config = load_device_config(args.config if args.config is not None else default)
     if args.max_seconds is not None and args.max_seconds < 0:
         raise ValueError(f"--max-seconds must not be negative, not {args.max_seconds!r}")
     clock = time.monotonic

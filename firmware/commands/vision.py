@@ -13,10 +13,10 @@ from vision.datasets import Split
 __all__ = ["register"]
 
 _MIN_CONFIDENCE_HELP = ("report a card only when this sure of it, 0-1 (default: the "
-                        "recogniser's floor, vision.detection.DEFAULT_MIN_CONFIDENCE)")
+                        "recogniser's own floor)")
 _SQUARE_PIXELS_HELP = ("read each photo once, as the device reads its camera's frames; by "
                        "default a photo is also read widened to 4:3 and 16:9, in case it was "
-                       "resized to a square (vision.photo)")
+                       "resized to a square")
 
 
 def register(subparsers: Any) -> None:
