@@ -30,7 +30,8 @@ def test_run_says_what_is_simulated_and_resumes_the_store(
 
 
 def test_run_reads_the_installed_config_when_none_is_given(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     import firmware.commands.run as command
 
     installed = tmp_path / "config.toml"
