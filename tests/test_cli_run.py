@@ -96,3 +96,44 @@ def test_demo_frames_need_the_vision_camera(tmp_path: Path,
     assert main(["demo", "--camera", "scripted", "--frames", str(tmp_path / "f"),
                  "--out", str(tmp_path)]) == 2
     assert "--frames needs --camera vision" in capsys.readouterr().err
+
+
+def test_demo_quiet_prints_only_the_result(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--seed", "4", "--out", str(tmp_path), "--camera", "scripted",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and " wins" in out[0] and ": Ann " in out[0]
+
+
+def test_demo_prints_a_running_score_after_each_deal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--seed", "4", "--out", str(tmp_path), "--camera", "scripted"]) == 0
+    out = capsys.readouterr().out
+    assert "after deal 1: Ann " in out and ", Bob " in out and "after deal 2: " in out
+
+
+def test_demo_four_players_are_singles_unless_partners(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--players", "4", "--seed", "4", "--out", str(tmp_path),
+                 "--camera", "scripted", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [s["name"] for s in report["sides"]] == ["Ann", "Bob", "Cat", "Dan"]
+    assert main(["demo", "--players", "4", "--partnership", "--seed", "4", "--out",
+                 str(tmp_path), "--camera", "scripted", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [s["name"] for s in report["sides"]] == ["Ann & Cat", "Bob & Dan"]
+    assert main(["demo", "--players", "3", "--partnership", "--out", str(tmp_path)]) == 2
+    assert "--partnership needs --players 4, not 3" in capsys.readouterr().err
+
+
+def test_demo_web_listens_on_this_computer_unless_told(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from firmware.cli import build_parser
+
+    args = build_parser().parse_args(["demo", "--web", "8080"])
+    assert args.host == "127.0.0.1"
+    assert main(["demo", "--host", "0.0.0.0", "--out", str(tmp_path)]) == 2
+    assert "give --web PORT too" in capsys.readouterr().err
+    assert main(["demo", "--web", "0", "--host", "nowhere", "--out", str(tmp_path)]) == 2
+    assert "host must be an IP address" in capsys.readouterr().err

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from engine.cards import Card
+from engine.words import result_words
 from firmware.cli import UsageError, print_json
 
 __all__ = ["register", "run", "table_script", "ScriptedTracker", "ScriptedTable", "BlankCamera",
@@ -212,7 +213,11 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo", help="play a whole simulated game through the device loop and the LED simulator")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
-                        help="number of players (4 plays as partners)")
+                        help="number of players (4: four singles, or two sides with "
+                             "--partnership)")
+    parser.add_argument("--partnership", action="store_true",
+                        help="with --players 4, play as partners: 1st and 3rd against 2nd "
+                             "and 4th")
     parser.add_argument("--seed", type=int, default=1, help="random seed for the cards")
     parser.add_argument("--out", type=Path, default=Path("demo-out"),
                         help="folder for the board pictures (default ./demo-out)")
@@ -227,11 +232,15 @@ def register(subparsers: Any) -> None:
                              "outlined: each deal's crib and every frame a card was missed in")
     parser.add_argument("--max-seconds", type=float,
                         help="stop early after this much wall time (the game may be unfinished)")
-    parser.add_argument("--quiet", action="store_true", help="print only the result")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print only the result: the winner and the final scores")
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     parser.add_argument("--web", type=int, metavar="PORT",
                         help="serve the phone page on this port while playing, and after the "
                              "game until Ctrl-C")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="with --web, the address to listen on (default 127.0.0.1: this "
+                             "computer only; 0.0.0.0 lets phones on the network in)")
     parser.add_argument("--step-seconds", type=float,
                         help="real seconds between table moments (default 0, or 0.5 with --web)")
     parser.set_defaults(handler=run)
@@ -252,8 +261,16 @@ def run(args: argparse.Namespace) -> int:
 
     players = PLAYERS[:args.players]
     rules: dict[str, Any] = {"target": args.target}
-    if args.players == 4:
+    if args.partnership:
+        if args.players != 4:
+            raise UsageError(f"--partnership needs --players 4, not {args.players}")
         rules["partnership"] = True
+    if args.host != "127.0.0.1" and args.web is None:
+        raise UsageError("--host is where the phone page listens: give --web PORT too")
+    if args.web is not None:
+        from firmware.web.address import check_host
+
+        check_host(args.host)  # a bad address is refused before the game starts
     if args.frames is not None and args.camera != "vision":
         raise UsageError("--frames needs --camera vision")
     if args.web is not None and not 0 <= args.web <= 65535:
@@ -284,7 +301,7 @@ def run(args: argparse.Namespace) -> int:
             if not args.quiet and not args.json:
                 print(item.text, flush=True)
 
-    sides = 2 if args.players == 4 else args.players
+    sides = 2 if args.partnership else args.players
     layout = per_side_tracks(max(sides, 2))
     strip = SimulatorStrip(layout)
     renderer = Renderer(layout)
@@ -303,7 +320,8 @@ def run(args: argparse.Namespace) -> int:
         if store.game.phase == "over":
             loop.feed([ButtonAction("new_game", at=clock())])
         loop.start()
-        page = (_serve(hub, args.web, quiet=args.json, store_path=Path(store_path))
+        page = (_serve(hub, args.host, args.web, quiet=args.json or args.quiet,
+                       store_path=Path(store_path))
                 if hub is not None else None)
         pictures: list[str] = []
 
@@ -324,6 +342,9 @@ def run(args: argparse.Namespace) -> int:
                 deals_now = sum('"type": "crib"' in line for line in store.lines)
                 if deals_now != deals:
                     deals = deals_now
+                    if not args.quiet and not args.json:
+                        print(f"after deal {deals}: " + ", ".join(
+                            f"{s.name} {s.score}" for s in store.game.sides), flush=True)
                     if deals == 1:
                         picture("01-first-deal.png")
                     elif not halfway and max(s.score for s in store.game.sides) >= \
@@ -354,9 +375,11 @@ def run(args: argparse.Namespace) -> int:
         store.close()
     if args.json:
         print_json(result)
+    elif args.quiet:
+        print(result_line(game))
     else:
         if not finished:  # a finished game was announced by the table flow already
-            print("game unfinished: " + ", ".join(f"{s.name} {s.score}" for s in game.sides))
+            print(result_line(game))
         if report:
             print(f"camera read {report['cards_read']} cards, {report['cards_by_hand']} typed "
                   f"in by hand ({report['relaid']} straightened, {report['misreads']} misread); "
@@ -365,11 +388,20 @@ def run(args: argparse.Namespace) -> int:
     return 0 if finished or args.max_seconds is not None else 1
 
 
-def _serve(hub: Any, port: int, *, quiet: bool, store_path: Path) -> Any:
+def result_line(game: Any) -> str:
+    """The demo's result in one line: who won and how, with the scores."""
+    scores = ", ".join(f"{s.name} {s.score}" for s in game.sides)
+    if game.winner is None:
+        return f"game unfinished: {scores}"
+    how = "" if game.result == "win" else f" with a {result_words(game.result)}"
+    return f"{game.winner} wins{how}: {scores}"
+
+
+def _serve(hub: Any, host: str, port: int, *, quiet: bool, store_path: Path) -> Any:
     from firmware.web.server import new_pin, serve_page
 
     pin = new_pin()
-    page = serve_page(hub, host="0.0.0.0", port=port, pin=pin, store_path=store_path)
+    page = serve_page(hub, host=host, port=port, pin=pin, store_path=store_path)
     if not quiet:
         print(f"phone page: {' or '.join(page.urls())} (PIN {pin} for changes)", flush=True)
     return page
