@@ -137,3 +137,24 @@ def test_demo_web_listens_on_this_computer_unless_told(
     assert "give --web PORT too" in capsys.readouterr().err
     assert main(["demo", "--web", "0", "--host", "nowhere", "--out", str(tmp_path)]) == 2
     assert "host must be an IP address" in capsys.readouterr().err
+
+
+def test_run_on_a_terminal_takes_the_buttons_from_the_keyboard(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import sys
+    import termios
+
+    master, slave = os.openpty()
+    stream = os.fdopen(slave, "r")
+    try:
+        before = termios.tcgetattr(slave)
+        monkeypatch.setattr(sys, "stdin", stream)
+        assert main(["run", "--store", str(tmp_path / "e.db"), "--once"]) == 0
+        out = capsys.readouterr().out
+        assert "buttons: this keyboard (no [buttons] table); keys: g GO, m MUGGINS" in out
+        assert termios.tcgetattr(slave) == before
+    finally:
+        stream.close()
+        os.close(master)

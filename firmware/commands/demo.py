@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import tempfile
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -254,6 +255,7 @@ def run(args: argparse.Namespace) -> int:
     from firmware.store import EventStore
     from firmware.table import ButtonAction, Feedback, TableFlow
     from firmware.web.hub import Hub
+    from hardware.keyboard import keyboard_help, keyboard_if_tty
     from hardware.layout import per_side_tracks
     from hardware.render import Renderer
     from hardware.state import board_state_from_game
@@ -305,7 +307,10 @@ def run(args: argparse.Namespace) -> int:
     layout = per_side_tracks(max(sides, 2))
     strip = SimulatorStrip(layout)
     renderer = Renderer(layout)
-    with tempfile.TemporaryDirectory(prefix="cribbage-demo-") as scratch:
+    keyboard = keyboard_if_tty(None if args.json or args.quiet else sys.stdin, clock=clock)
+    with tempfile.TemporaryDirectory(prefix="cribbage-demo-") as scratch, keyboard as keys:
+        if keys is not None:
+            print(keyboard_help(), flush=True)
         store_path = args.store or Path(scratch) / "events.sqlite3"
         store = EventStore.open(store_path, clock=clock)
         if store.game.phase not in ("new_game", "over") and store.lines:
@@ -316,7 +321,7 @@ def run(args: argparse.Namespace) -> int:
         hub = Hub() if args.web is not None else None
         loop = DeviceLoop(store=store, flow=flow, strip=strip, renderer=renderer, clock=clock,
                           source=table.camera, recognise=table.recognise, tracker=table.tracker,
-                          rng=random.Random(args.seed), on_feedback=tell, hub=hub)
+                          rng=random.Random(args.seed), on_feedback=tell, hub=hub, panel=keys)
         if store.game.phase == "over":
             loop.feed([ButtonAction("new_game", at=clock())])
         loop.start()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -75,6 +76,7 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
     """Opens the LEDs, the camera, the buttons and the voice the config names."""
     from firmware.voice import Voice
     from hardware.buttons import ButtonPanel, make_pin_factory
+    from hardware.keyboard import KeyboardPanel, keyboard_help
     from hardware.strips.simulator import SimulatorStrip
 
     parts = Parts()
@@ -130,6 +132,9 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             parts.panel = ButtonPanel.from_config(buttons, clock=clock)
             pins = ", ".join(f"{k} GPIO{v}" for k, v in buttons.pins.items())
             parts.lines.append(f"buttons: {buttons.pin_factory} ({pins})")
+        elif sys.stdin is not None and sys.stdin.isatty():  # a laptop: never a service
+            parts.panel = KeyboardPanel(sys.stdin, clock=clock)
+            parts.lines.append(f"buttons: this keyboard (no [buttons] table); {keyboard_help()}")
         else:
             parts.panel = ButtonPanel.from_config(buttons, pin_factory=make_pin_factory("mock"),
                                                   clock=clock)
