@@ -37,10 +37,12 @@ def test_eval_json_has_exactly_the_contract_keys(
     photo_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["vision", "eval", str(photo_dir), "--json"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert out.count("\n") == 1
     result = json.loads(out)
     assert set(result) == CONTRACT_KEYS
+    # Progress goes to stderr (not a terminal here: a line a tenth of the way).
+    assert err.splitlines() == ["vision eval: 1/2 a.png", "vision eval: 2/2 b.png"]
     assert result["images"] == 2
     assert result["cards_labelled"] == 4  # a set per image: AS is labelled but absent
     assert result["card_recall"] <= 0.75

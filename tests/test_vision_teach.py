@@ -254,6 +254,9 @@ def test_cli_teach_bad_photo_exits_2_and_writes_nothing(
     # Told the order is right, it takes the player's word.
     assert main(["vision", "teach", str(photo), "--suit", "H", "-o", str(out), "--as-laid"]) == 0
     assert load_profile(out).taught == frozenset(suit_cards("H"))
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "vision teach: 1/2 read " + str(photo)
+    assert err[-1].startswith("vision teach: 2/2 ") and "index patches learnt" in err[-1]
 
 
 def test_config_camera_deck_is_a_path_beside_the_config(tmp_path: Path) -> None:

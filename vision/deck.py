@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -421,12 +421,14 @@ def _taught_patches(photo: TeachPhoto, laid: list[_LaidCard], sure_in_place: set
 
 
 def teach(photos: Sequence[TeachPhoto], *, model_path: str = str(MODEL_PATH),
-          as_laid: bool = False) -> DeckProfile:
+          as_laid: bool = False,
+          progress: Callable[[int, int, str], None] | None = None) -> DeckProfile:
     """Builds a deck's profile from layout photos; any doubt is a ``DeckError``, nothing kept.
 
     ``as_laid`` takes the player's word for the layout: a card read surely as another is
     then taught as the card laid there, not refused as a wrong order. Only the player can
     tell a deck that prints a 6 like a 9 from a 6 and a 9 laid in each other's places.
+    ``progress(done, total, what)`` hears of each photo read, then of the embedding.
     """
     if not photos:
         raise DeckError("no teaching photos given")
@@ -436,7 +438,12 @@ def teach(photos: Sequence[TeachPhoto], *, model_path: str = str(MODEL_PATH),
             if card in seen:
                 raise DeckError(f"{card} is given twice: in {seen[card]} and {photo.name}")
             seen[card] = photo.name
-    layouts = [_read_layout(photo, model_path) for photo in photos]
+    steps = len(photos) + 1
+    layouts = []
+    for done, photo in enumerate(photos, start=1):
+        layouts.append(_read_layout(photo, model_path))
+        if progress is not None:
+            progress(done, steps, f"read {photo.name}")
     sure_in_place = {card for photo, laid in zip(photos, layouts, strict=True)
                      for card, place in zip(photo.cards, laid, strict=True)
                      if card in place.sure()}
@@ -448,6 +455,8 @@ def teach(photos: Sequence[TeachPhoto], *, model_path: str = str(MODEL_PATH),
         patches += p
     stack = np.stack(patches)
     _, embeddings = embed(stack, model_path=model_path)
+    if progress is not None:
+        progress(steps, steps, f"{len(patches)} index patches learnt")
     return DeckProfile(tuple(cards), stack, embeddings, _model_digest(model_path))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +34,13 @@ def _card_key(text: str) -> tuple[int, str]:
 def evaluate(
     directory: Path, *, split: Split = "all", min_confidence: float = DEFAULT_MIN_CONFIDENCE,
     deck: ScoreAdjuster | None = None, square_pixels: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, Any]:
     """Reads every labelled image and returns the CONTRACT.md eval object.
 
     ``deck``: a taught deck (``vision.deck``), to measure what teaching a set's deck buys.
     ``square_pixels``: read each image once, as the device reads its camera's frames.
+    ``progress(done, total, file)`` is called after each image (a minute here, several on a Pi).
     """
     aspects = () if square_pixels else PHOTO_ASPECTS
     directory = Path(directory)
@@ -45,7 +48,7 @@ def evaluate(
     per_image: list[dict[str, Any]] = []
     times: list[float] = []
     n_labelled = n_found = n_right = n_exact = 0
-    for item in labelled:
+    for done, item in enumerate(labelled, start=1):
         image = read_image(item.path)
         start = time.perf_counter()
         detections = recognise_photo(image, min_confidence=min_confidence, deck=deck,
@@ -59,6 +62,8 @@ def evaluate(
         n_right += len(found & item.cards)
         n_exact += found == item.cards
         per_image.append({"file": item.path.name, "expected": expected, "found": got})
+        if progress is not None:
+            progress(done, len(labelled), item.path.name)
     n = len(labelled)
     return {
         "images": n,

@@ -91,12 +91,15 @@ def _deck(args: argparse.Namespace) -> Any:
 
 def _eval(args: argparse.Namespace) -> int:
     from firmware.cli import print_json
+    from firmware.progress import Progress
     from vision.evaluate import evaluate
 
     if not (args.dir / "labels.json").is_file():
         raise ValueError(f"no labels.json in {str(args.dir)!r}")
+    progress = Progress("vision eval")
     result = evaluate(args.dir, split=args.split, min_confidence=_min_conf(args),
-                      deck=_deck(args), square_pixels=args.square_pixels)
+                      deck=_deck(args), square_pixels=args.square_pixels, progress=progress)
+    progress.done()
     if args.json:
         print_json(result)
     else:
@@ -166,6 +169,7 @@ def _teach(args: argparse.Namespace) -> int:
 
     from firmware.cli import print_json
     from firmware.files import replace_file
+    from firmware.progress import Progress
     from vision.deck import TeachPhoto, load_profile, photo_cards, teach
     from vision.imagefile import read_image
 
@@ -181,7 +185,9 @@ def _teach(args: argparse.Namespace) -> int:
     photos = [TeachPhoto(str(path), read_image(path),
                          photo_cards(cards=cards, suit=suit))
               for path, (_, cards, suit) in zip(args.photos, given, strict=True)]
-    profile = teach(photos, as_laid=args.as_laid)
+    progress = Progress("vision teach")
+    profile = teach(photos, as_laid=args.as_laid, progress=progress)
+    progress.done()
     # Read back before the rename: a profile that cannot be loaded never replaces a good one.
     replace_file(args.out, profile.to_bytes(), check=load_profile, mode=0o644)
     summary = {"output": str(args.out), "photos": [p.name for p in photos], **profile.summary()}
