@@ -312,6 +312,7 @@ class TableFlow:
         if kind == "new_game":
             self._spreads.clear()
             self._window = None
+            self._last_card = self._correcting = None
             if game.turn is None:  # a new match: nobody knows the dealer yet
                 self._cut = _Cut(self.players)
                 self._lying.clear()  # the last match's cut cards went back in the pack long ago
@@ -358,6 +359,7 @@ class TableFlow:
         if game.phase == "deal" and game.turn is None:
             self._cut = _Cut(self.players)
         self._correcting = None
+        self._last_card = game.pile[-1] if game.pile else game.starter
         return _say(f"undone: {event_words(line)}; now {game.next}")
 
     # -- cards -------------------------------------------------------------------------------

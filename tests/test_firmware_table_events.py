@@ -67,3 +67,14 @@ def test_match_point_and_the_match_winner_are_announced() -> None:
     table.press("confirm")  # the match is won: a fresh match, not a next game
     assert table.types() == ["new_game"]
 
+
+
+def test_after_an_undo_the_buttons_correct_the_card_now_last() -> None:
+    table = dealt(starter="2D")
+    table.lay("5S", "Bob")
+    table.lay("9H", "Ann")
+    table.press("undo")
+    assert texts(table.press("correct")) == [
+        "correcting the five of spades: lay or type the card it really is"]
+    table.lay("4S", "Bob")
+    assert table.log[-1] == {"type": "correct", "was": "5S", "card": "4S"}
