@@ -129,3 +129,15 @@ def test_revision_changes_with_every_append_and_undo_and_never_repeats(tmp_path:
 
 def test_hex_colour() -> None:
     assert hex_colour((0, 114, 178)) == "#0072b2"
+
+
+def test_the_match_standing_names_its_length_match_point_and_winner() -> None:
+    events = simulate_game(random.Random(3), ("Ann", "Bob"), {"target": 61, "best_of": 3})
+    game = Game.replay(events)
+    match = table_snapshot(view(game, lines_of(events)))["match"]
+    assert (match["best_of"], match["first_to"]) == (3, None)
+    assert match["match_point"] == [game.winner] and match["winner"] is None
+    events = simulate_game(random.Random(3), ("Ann", "Bob"), {"target": 61, "best_of": 1})
+    game = Game.replay(events)
+    match = table_snapshot(view(game, lines_of(events)))["match"]
+    assert match["winner"] == game.winner and match["match_point"] == []
