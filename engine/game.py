@@ -807,7 +807,7 @@ def _parse(event: str | Mapping[str, Any] | Event) -> Event:
         return parse_line(event)
     if isinstance(event, Mapping):
         return parse_event(event)
-    if isinstance(event, tuple(_HANDLERS) + (NewGame, Correct)):
+    if isinstance(event, tuple(_HANDLERS) + (NewGame, Correct, Discard)):
         return event
     raise EventError(f"not an event: {event!r}")
 

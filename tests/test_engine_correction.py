@@ -113,3 +113,14 @@ def test_first_to_match_points_counts_skunks() -> None:
 def test_bad_match_rules_are_refused_in_words(rules: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Rules.from_json(rules)
+
+
+def test_a_correction_reads_the_card_right_in_a_recorded_discard_too() -> None:
+    events = log(*DEAL_2P[:14])
+    events.append({"type": "discard", "player": "Ann", "cards": ["2C", "3C"]})
+    events.append({"type": "correct", "was": "3C", "card": "4C"})
+    game = Game.replay(events)
+    fix = game.last_correction
+    assert fix is not None and fix.lines == (13, 14)  # the crib and Ann's throw
+    assert [(p.reason, p.points) for p in fix.gone] == [("crib", 4)]
+    assert [(p.reason, p.points, p.words) for p in fix.added] == [("crib", 2, "fifteen two")]
