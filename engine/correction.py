@@ -9,15 +9,28 @@ earlier or later deals may hold that card legitimately and are left alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engine.cards import Card
 from engine.errors import IllegalEventError
-from engine.events import Correct, Crib, Deal, Discard, Event, Play, Show, Starter
+from engine.events import (
+    Correct,
+    Crib,
+    Deal,
+    Discard,
+    Event,
+    NewGame,
+    Play,
+    Show,
+    Starter,
+    parse_event,
+    parse_line,
+)
 from engine.records import Pegged, Side
 
-__all__ = ["Correction", "corrected_log", "names_card"]
+__all__ = ["Correction", "corrected_log", "names_card", "settled_log"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +79,25 @@ def corrected_log(log: Sequence[tuple[int, Event]], fix: Correct, *,
             out[i] = (number, _swap(event, fix.was, fix.card))
             lines.append(number)
     return out, tuple(lines)
+
+
+def settled_log(lines: Iterable[str | Mapping[str, Any] | Event]) -> list[tuple[int, Event]]:
+    """The log's events, numbered by line, with every correction applied where it points and
+    the ``correct`` lines themselves gone: the game as it was really played, for readers
+    that fold it again (the coach's review and statistics). Blank lines are skipped."""
+    log: list[tuple[int, Event]] = []
+    for number, line in enumerate(lines):
+        if isinstance(line, str) and not line.strip():
+            continue
+        event = (parse_line(line) if isinstance(line, str) else
+                 parse_event(line) if isinstance(line, Mapping) else line)
+        if isinstance(event, Correct):
+            start = next((i for i in range(len(log) - 1, -1, -1)
+                          if isinstance(log[i][1], NewGame)), 0)
+            log, _ = corrected_log(log, event, game_start=start)
+        else:
+            log.append((number, event))
+    return log
 
 
 def _swap(event: Event, was: Card, card: Card) -> Event:

@@ -19,17 +19,8 @@ from typing import Any
 
 from engine.advise import DiscardOption, rank_discards
 from engine.cards import DECK, Card
-from engine.events import (
-    Crib,
-    Deal,
-    Discard,
-    Event,
-    NewGame,
-    Show,
-    Starter,
-    parse_event,
-    parse_line,
-)
+from engine.correction import settled_log
+from engine.events import Crib, Deal, Discard, Event, NewGame, Show, Starter
 from engine.game import Game
 from engine.show import score_show, show_total
 
@@ -181,12 +172,8 @@ def review_log(lines: Iterable[str | Mapping[str, Any] | Event]) -> tuple[DealRe
     deals: list[DealReview] = []
     current: _Deal | None = None
     games = numbers = 0
-    for number, line in enumerate(lines):
-        if isinstance(line, str) and not line.strip():
-            continue
-        pegged = game.apply(line, number=number)  # a bad line raises LogError naming it
-        event = (parse_line(line) if isinstance(line, str) else
-                 parse_event(line) if isinstance(line, Mapping) else line)
+    for number, event in settled_log(lines):  # a misread card as it was put right
+        pegged = game.apply(event, number=number)  # a bad line raises LogError naming it
         if isinstance(event, NewGame | Deal) and current is not None:
             deals.append(current.close())
             current = None

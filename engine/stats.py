@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.cards import Card
+from engine.correction import settled_log
 from engine.events import Event
 from engine.game import Game
 from engine.review import DealReview, review_log
@@ -120,11 +121,9 @@ def match_outcomes(lines: Iterable[Line]) -> tuple[GameOutcome, ...]:
     game = Game()
     outcomes: list[GameOutcome] = []
     games = 0
-    for number, line in enumerate(lines):
-        if isinstance(line, str) and not line.strip():
-            continue
+    for number, event in settled_log(lines):
         before = game.phase
-        game.apply(line, number=number)
+        game.apply(event, number=number)
         if before == "new_game" or (before == "over" and game.phase != "over"):
             games += 1
         if before != "over" and game.phase == "over":
@@ -186,6 +185,8 @@ def _count_game(outcome: GameOutcome, of: Any, meetings: dict[tuple[str, str], l
 
 
 def _count_deal(deal: DealReview, of: Any) -> None:
+    if deal.starter is None:  # dealt but not yet cut: nothing has happened in it
+        return
     for part in deal.players:
         stats = of(part.player)
         stats.deals += 1
@@ -214,11 +215,9 @@ def score_race(lines: Iterable[Line], *, game: int) -> dict[str, list[list[int]]
     fold = Game()
     race: dict[str, list[list[int]]] = {}
     games = 0
-    for number, line in enumerate(lines):
-        if isinstance(line, str) and not line.strip():
-            continue
+    for number, event in settled_log(lines):
         before = fold.phase
-        pegged = fold.apply(line, number=number)
+        pegged = fold.apply(event, number=number)
         if before == "new_game" or (before == "over" and fold.phase != "over"):
             games += 1
             if games == game:

@@ -132,3 +132,9 @@ def test_review_adds_up_to_the_engines_own_records(name: str) -> None:
         if kind == "deal":
             deal[("dealt", "")] = 1
     check(deal, won=True)
+
+
+def test_a_corrected_card_is_reviewed_as_it_was_put_right() -> None:
+    misread = [*DEAL[:2], {"type": "starter", "card": "6D"},
+               {"type": "correct", "was": "6D", "card": "5D"}, *DEAL[3:]]
+    assert review_log(misread) == review_log(DEAL)
