@@ -1,4 +1,5 @@
-"""The device's one TOML file: players, rules, board, buttons, camera, zones, store, voice, web.
+"""The device's one TOML file: players, rules, board, buttons, camera, zones, store, voice, web,
+club.
 
 Every table is optional and the defaults run on a laptop with no file at all
 (simulated LED strip, OpenCV webcam, store under the XDG data directory, no
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.rules import Rules
+from firmware.club.settings import ClubConfig, ClubConfigError, parse_club
 from firmware.names import PlayerNameError, player_names
 from hardware.buttons import ButtonConfig, ButtonConfigError
 from hardware.config import BoardConfig, ConfigError, read_toml
@@ -41,7 +43,8 @@ _CAMERA_KEYS = {
 # How far the watch stream's shape may differ from the frame's (rounding to even pixels):
 # zones are drawn in frame pixels and must land on the same table in the watch stream.
 _WATCH_SHAPE_TOLERANCE = 0.02
-_TABLES = ("game", "rules", "board", "buttons", "camera", "zones", "store", "voice", "web")
+_TABLES = ("game", "rules", "board", "buttons", "camera", "zones", "store", "voice", "web",
+           "club")
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]
 
@@ -147,6 +150,8 @@ class DeviceConfig:
     store: StoreConfig
     voice: VoiceConfig
     web: WebConfig = WebConfig()
+    # [club]: the MQTT broker this board publishes its games to (None: it keeps them to itself).
+    club: ClubConfig | None = None
     source: Path | None = None
     # The tables the file itself holds (e.g. "camera", "board.strip"): what the user asked
     # for, as opposed to a default, so the device can refuse to fall back silently.
@@ -227,6 +232,7 @@ def parse_device_config(document: Mapping[str, Any], *, name: str = "config.toml
         store=_store(name, table("store"), base, environ),
         voice=_voice(name, table("voice")),
         web=_web(name, table("web")),
+        club=_club(name, table("club"), base) if "club" in document else None,
         configured=frozenset(document) | frozenset(
             f"board.{key}" for key in table("board") if isinstance(table("board")[key], Mapping)),
     )
@@ -425,6 +431,13 @@ def _web(name: str, data: Mapping[str, Any]) -> WebConfig:
         except HostError as exc:
             raise DeviceConfigError(f"{name}: [web] {exc}") from None
     return WebConfig(**values)
+
+
+def _club(name: str, data: Mapping[str, Any], base: Path) -> ClubConfig:
+    try:
+        return parse_club(data, base=base)
+    except ClubConfigError as exc:
+        raise DeviceConfigError(f"{name}: [club] {exc}") from None
 
 
 def _flag(name: str, where: str, key: str, value: Any) -> bool:

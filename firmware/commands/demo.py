@@ -242,6 +242,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="with --web, the address to listen on (default 127.0.0.1: this "
                              "computer only; 0.0.0.0 lets phones on the network in)")
+    parser.add_argument("--club", type=Path, metavar="CONFIG",
+                        help="publish the game to the club broker of this config file's [club] "
+                             "table as it is played (its other tables are not used)")
     parser.add_argument("--step-seconds", type=float,
                         help="real seconds between table moments (default 0, or 0.5 with --web)")
     parser.set_defaults(handler=run)
@@ -317,6 +320,7 @@ def run(args: argparse.Namespace) -> int:
             store.close()
             raise UsageError(f"--store {str(store_path)!r} holds a game in progress; "
                              "give the demo a new file")
+        publisher = _club(args.club, store_path)
         flow = TableFlow(players, rules)
         hub = Hub() if args.web is not None else None
         loop = DeviceLoop(store=store, flow=flow, strip=strip, renderer=renderer, clock=clock,
@@ -371,12 +375,21 @@ def run(args: argparse.Namespace) -> int:
         game = store.game
         finished = game.phase == "over"
         report = table.report()
+        club = None
+        if publisher is not None:
+            if not publisher.flush(store.last_id, timeout_s=30.0):
+                print(f"club: the broker has not acknowledged every event "
+                      f"({publisher.sent} of {store.last_id})", flush=True)
+            publisher.stop()
+            club = {"board": publisher.config.board, "sent": publisher.sent}
         result = {"players": list(players), "seed": args.seed, "finished": finished,
                   "winner": game.winner, "result": game.result,
                   "sides": [s.to_json() for s in game.sides], "events": len(store.lines),
                   "rejected": rejected,
                   "pictures": pictures,
                   "camera": table.kind, "vision": table.vision, **report}
+        if club is not None:
+            result["club"] = club
         store.close()
     if args.json:
         print_json(result)
@@ -400,6 +413,21 @@ def result_line(game: Any) -> str:
         return f"game unfinished: {scores}"
     how = "" if game.result == "win" else f" with a {result_words(game.result)}"
     return f"{game.winner} wins{how}: {scores}"
+
+
+def _club(path: Path | None, store_path: Path) -> Any:
+    """``--club CONFIG``: publishes the demo's store as a board with that ``[club]`` would."""
+    if path is None:
+        return None
+    from firmware.club.publisher import ClubPublisher
+    from firmware.config import load_device_config
+
+    club = load_device_config(path).club
+    if club is None:
+        raise UsageError(f"--club {str(path)!r} has no [club] table")
+    publisher = ClubPublisher(store_path, club)
+    publisher.start()
+    return publisher
 
 
 def _serve(hub: Any, host: str, port: int, *, quiet: bool, store_path: Path) -> Any:

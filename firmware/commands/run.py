@@ -188,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
     notifier = Notifier()
     store = None
     page: Any = None
+    publisher: Any = None
     stop = {"signal": None}
 
     def on_signal(number: int, frame: Any) -> None:
@@ -234,6 +235,7 @@ def run(args: argparse.Namespace) -> int:
                           notifier=notifier, watchdog=Watchdog.from_environ(clock=clock),
                           on_feedback=tell, hub=hub)
         loop.start()
+        publisher = _club(config, Path(store_path))
         print(f"ready in {time.monotonic() - began:.2f} s: {loop.status()}", flush=True)
         if hub is not None:
             page = _serve(config, hub, chosen, explicit="web" in config.configured,
@@ -250,12 +252,27 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if page is not None:
             page.server.stop()
+        if publisher is not None:
+            publisher.stop()
         for number, handler in previous.items():
             signal.signal(number, handler)
         parts.close()
         if store is not None:
             store.close()
     return 0
+
+
+def _club(config: Any, store_path: Path) -> Any:
+    """Starts publishing the store to the club's broker (``[club]``), on its own thread."""
+    club = config.club
+    if club is None or not club.enabled:
+        return None
+    from firmware.club.publisher import ClubPublisher
+
+    publisher = ClubPublisher(store_path, club)
+    publisher.start()
+    print(publisher.describe(), flush=True)
+    return publisher
 
 
 class _Page:

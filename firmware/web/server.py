@@ -62,7 +62,7 @@ from firmware.web.inputs import InputError, TableSettings, parse_change
 from firmware.web.pins import PinGuard, new_pin
 
 __all__ = ["create_app", "serve_page", "WebServer", "WebServerError", "PinGuard", "new_pin",
-           "check_host", "STATIC", "MAX_BODY"]
+           "check_host", "state_stream", "STATIC", "MAX_BODY"]
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024
@@ -140,35 +140,7 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
                         headers={"Cache-Control": "no-store"})
 
     async def events(request: Request) -> Response:
-        aio = asyncio.get_running_loop()
-        wake = asyncio.Event()
-
-        def poke() -> None:  # on the loop's thread: only hand over to ours
-            if not aio.is_closed():
-                aio.call_soon_threadsafe(wake.set)
-
-        async def stream() -> AsyncIterator[str]:
-            unsubscribe = hub.subscribe(poke)
-            sent = 0
-            try:
-                yield "retry: 1000\n\n"
-                while not hub.closed:
-                    wake.clear()
-                    snapshot = hub.latest
-                    if snapshot is not None and snapshot.version > sent:
-                        sent = snapshot.version
-                        yield f"id: {sent}\nevent: state\ndata: {snapshot.text}\n\n"
-                        continue
-                    try:
-                        await asyncio.wait_for(wake.wait(), keepalive_s)
-                    except TimeoutError:
-                        yield ": keepalive\n\n"
-            finally:
-                unsubscribe()
-
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store",
-                                          "X-Accel-Buffering": "no"})
+        return state_stream(hub, keepalive_s=keepalive_s)
 
     async def coach(request: Request) -> Response:
         """The coach's statistics or a match's review, read from the store read-only (so no
@@ -244,6 +216,40 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
     return _LocalOnly(app, allow_public=allow_public)
+
+
+def state_stream(hub: Hub, *, keepalive_s: float = 15.0) -> Response:
+    """Server-sent events: one ``state`` event per snapshot the hub publishes (a slow client
+    gets the newest only), and a comment every ``keepalive_s`` so proxies keep it open.
+    Also the club standings page's stream (``firmware.club.server``)."""
+    aio = asyncio.get_running_loop()
+    wake = asyncio.Event()
+
+    def poke() -> None:  # on the publishing thread: only hand over to ours
+        if not aio.is_closed():
+            aio.call_soon_threadsafe(wake.set)
+
+    async def stream() -> AsyncIterator[str]:
+        unsubscribe = hub.subscribe(poke)
+        sent = 0
+        try:
+            yield "retry: 1000\n\n"
+            while not hub.closed:
+                wake.clear()
+                snapshot = hub.latest
+                if snapshot is not None and snapshot.version > sent:
+                    sent = snapshot.version
+                    yield f"id: {sent}\nevent: state\ndata: {snapshot.text}\n\n"
+                    continue
+                try:
+                    await asyncio.wait_for(wake.wait(), keepalive_s)
+                except TimeoutError:
+                    yield ": keepalive\n\n"
+        finally:
+            unsubscribe()
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 async def _body(request: Request) -> Any:

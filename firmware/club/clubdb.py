@@ -1,0 +1,449 @@
+"""The club server's database: every board's rows, refolded through the engine.
+
+A board's score is never taken from its messages: the server keeps each store's
+rows (keyed by store id and row id, so two boards' ids never collide and a row
+sent twice changes nothing), folds each match's live rows with ``engine.game.Game``
+and counts the games the engine says were finished. A row that does not fold, a
+row out of order, or a row for a match older than one already seen is refused,
+with its reason logged and kept in ``refusals``, and changes nothing.
+
+Rows must arrive without gaps (ids are consecutive in a board's store); a row
+past a gap is not kept and ``ingest`` answers with the id to resend from. A row
+that differs from the one kept under its id means the board's store was
+recovered and rewrote its history from there: the kept rows from that id on are
+dropped and the matches they touched are folded again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.game import Game
+from engine.records import LogError
+from firmware.club.messages import EventMessage
+from firmware.club.standings import CountedGame, Roster, Scoring, standings
+
+__all__ = ["ClubDB", "Ingested", "ClubDBError", "Round"]
+
+log = logging.getLogger("cribbage.club.server")
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS boards (
+    store    TEXT PRIMARY KEY,          -- the board's store id (firmware.club.outbox.store_id)
+    board    TEXT NOT NULL,             -- the name it last published under
+    last_id  INTEGER NOT NULL,          -- rows 1..last_id are kept, without gaps
+    seen_at  REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rows (
+    store  TEXT NOT NULL,
+    id     INTEGER NOT NULL,
+    match  INTEGER NOT NULL,
+    crc    INTEGER NOT NULL,
+    at     REAL NOT NULL,
+    line   TEXT NOT NULL,
+    undone INTEGER NOT NULL,
+    PRIMARY KEY (store, id)
+);
+CREATE INDEX IF NOT EXISTS rows_by_match ON rows(store, match, id);
+CREATE TABLE IF NOT EXISTS rounds (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    closed_at  REAL
+);
+CREATE TABLE IF NOT EXISTS games (
+    store      TEXT NOT NULL,
+    match      INTEGER NOT NULL,
+    number     INTEGER NOT NULL,        -- 1-based within the match
+    board      TEXT NOT NULL,
+    sides      TEXT NOT NULL,           -- JSON [[side name, [players]], ...]
+    winner     TEXT NOT NULL,
+    result     TEXT NOT NULL,
+    value      INTEGER NOT NULL,
+    scores     TEXT NOT NULL,           -- JSON, one per side
+    results    TEXT NOT NULL,           -- JSON, each side's own result (null: the winner)
+    round      INTEGER REFERENCES rounds(id),
+    counted_at REAL NOT NULL,
+    PRIMARY KEY (store, match, number)
+);
+CREATE TABLE IF NOT EXISTS refusals (
+    id     INTEGER PRIMARY KEY,
+    at     REAL NOT NULL,
+    board  TEXT NOT NULL,
+    reason TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class ClubDBError(OSError):
+    """The club database cannot do what was asked (unreadable, newer, no round open)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    """What one row did: ``status`` is ``kept``, ``repeat``, ``gap`` or ``refused``."""
+
+    status: str
+    reason: str = ""
+    resend_from: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    id: int
+    name: str
+    started_at: float
+    closed_at: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "started_at": self.started_at,
+                "closed_at": self.closed_at, "open": self.closed_at is None}
+
+
+class _Refused(Exception):
+    pass
+
+
+@dataclass
+class _Folded:
+    last_id: int  # the match's last live row folded into ``game``
+    lines: int
+    game: Game
+
+
+class ClubDB:
+    """One writer (the server's worker thread); readers may open it ``readonly``."""
+
+    def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time,
+                 readonly: bool = False) -> None:
+        self.path = Path(path)
+        self.clock = clock
+        if readonly and not self.path.exists():
+            raise ClubDBError(f"no club database at {str(self.path)!r}")
+        mode = "ro" if readonly else "rwc"
+        try:
+            self._conn = sqlite3.connect(f"file:{self.path.resolve().as_posix()}?mode={mode}",
+                                         uri=True, isolation_level=None,
+                                         check_same_thread=False, timeout=10.0)
+            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise ClubDBError(f"cannot open club database {str(self.path)!r}: {exc}") from None
+        if version > SCHEMA_VERSION:
+            raise ClubDBError(f"club database {str(self.path)!r} was written by a newer "
+                              f"version (schema {version})")
+        if not readonly:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=FULL")
+            if version < SCHEMA_VERSION:
+                self._conn.executescript(_SCHEMA + f"PRAGMA user_version = {SCHEMA_VERSION};")
+        elif version < SCHEMA_VERSION:
+            raise ClubDBError(f"{str(self.path)!r} is not a club database")
+        self._folded: dict[tuple[str, int], _Folded] = {}
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # -- writing -------------------------------------------------------------------------------
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Commits every ``ingest`` inside it at once (one fsync for a burst of rows)."""
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            self._folded.clear()
+            raise
+
+    def ingest(self, row: EventMessage) -> Ingested:
+        """Keeps one board row (inside ``batch``): see the module docstring."""
+        conn = self._conn
+        conn.execute("SAVEPOINT row")
+        touched: set[tuple[str, int]] = set()
+        try:
+            outcome = self._ingest(row, touched)
+            conn.execute("RELEASE row")
+        except _Refused as why:
+            conn.execute("ROLLBACK TO row")
+            conn.execute("RELEASE row")
+            for key in touched:
+                self._folded.pop(key, None)
+            reason = str(why)
+            log.warning("club: refused row %s of board %r (store %s): %s", row.id, row.board,
+                        row.store, reason)
+            conn.execute("INSERT INTO refusals (at, board, reason) VALUES (?, ?, ?)",
+                         (self.clock(), row.board, f"row {row.id}: {reason}"))
+            return Ingested("refused", reason)
+        except BaseException:
+            conn.execute("ROLLBACK TO row")
+            conn.execute("RELEASE row")
+            self._folded.clear()
+            raise
+        return outcome
+
+    def refuse(self, board: str, reason: str) -> None:
+        """Logs a message refused before it named a row (bad JSON, a forged topic)."""
+        log.warning("club: refused a message from %r: %s", board, reason)
+        self._conn.execute("INSERT INTO refusals (at, board, reason) VALUES (?, ?, ?)",
+                           (self.clock(), board, reason))
+
+    def _ingest(self, row: EventMessage, touched: set[tuple[str, int]]) -> Ingested:
+        conn, now = self._conn, self.clock()
+        board = conn.execute("SELECT last_id FROM boards WHERE store = ?",
+                             (row.store,)).fetchone()
+        last_id = board[0] if board else 0
+        kept = conn.execute("SELECT match, crc, line, undone FROM rows WHERE store = ? AND "
+                            "id = ?", (row.store, row.id)).fetchone()
+        if kept is not None and (kept[0], kept[1], kept[2]) == (row.match, row.crc, row.line):
+            if bool(kept[3]) == row.undone:
+                conn.execute("UPDATE boards SET board = ?, seen_at = ? WHERE store = ?",
+                             (row.board, now, row.store))
+                return Ingested("repeat")
+            conn.execute("UPDATE rows SET undone = ? WHERE store = ? AND id = ?",
+                         (int(row.undone), row.store, row.id))
+            touched.add((row.store, row.match))
+            self._refold(row.store, row.match, row.board, touched)
+        elif kept is not None:
+            # The board's store was recovered and rewrote its history from this row on.
+            gone = {m for (m,) in conn.execute(
+                "SELECT DISTINCT match FROM rows WHERE store = ? AND id >= ?",
+                (row.store, row.id))}
+            conn.execute("DELETE FROM rows WHERE store = ? AND id >= ?", (row.store, row.id))
+            self._check_order(row)
+            self._insert(row)
+            last_id = row.id
+            for match in sorted(gone | {row.match}):
+                touched.add((row.store, match))
+                self._refold(row.store, match, row.board, touched)
+            log.info("club: board %r's store rewrote its rows from id %s (recovered)",
+                     row.board, row.id)
+        else:
+            if row.id > last_id + 1:
+                return Ingested("gap", f"expected row {last_id + 1}, got {row.id}",
+                                last_id + 1)
+            self._check_order(row)
+            self._insert(row)
+            last_id = row.id
+            touched.add((row.store, row.match))
+            self._fold_next(row, touched)
+        conn.execute("INSERT INTO boards (store, board, last_id, seen_at) VALUES (?, ?, ?, ?) "
+                     "ON CONFLICT (store) DO UPDATE SET board = excluded.board, "
+                     "last_id = excluded.last_id, seen_at = excluded.seen_at",
+                     (row.store, row.board, last_id, now))
+        return Ingested("kept")
+
+    def _check_order(self, row: EventMessage) -> None:
+        newest = self._conn.execute("SELECT max(match) FROM rows WHERE store = ?",
+                                    (row.store,)).fetchone()[0]
+        if newest is not None and row.match < newest:
+            raise _Refused(f"a row for match {row.match} after match {newest} began")
+
+    def _insert(self, row: EventMessage) -> None:
+        self._conn.execute("INSERT INTO rows (store, id, match, crc, at, line, undone) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           (row.store, row.id, row.match, row.crc, row.at, row.line,
+                            int(row.undone)))
+
+    def _fold_next(self, row: EventMessage, touched: set[tuple[str, int]]) -> None:
+        """Folds a new row onto its match: one ``apply`` when the fold is cached."""
+        key = (row.store, row.match)
+        folded = self._folded.get(key)
+        if row.undone:
+            if folded is None:
+                self._refold(row.store, row.match, row.board, touched)
+            return
+        if folded is None:
+            self._refold(row.store, row.match, row.board, touched)
+            return
+        try:
+            folded.game.apply(row.line, number=folded.lines)
+        except LogError as exc:
+            raise _Refused(f"the engine refuses it: {exc}") from None
+        folded.last_id, folded.lines = row.id, folded.lines + 1
+        self._sync_games(row.store, row.match, row.board, folded.game)
+
+    def _refold(self, store: str, match: int, board: str, touched: set[tuple[str, int]]) -> None:
+        lines = self._conn.execute(
+            "SELECT id, line FROM rows WHERE store = ? AND match = ? AND undone = 0 ORDER BY id",
+            (store, match)).fetchall()
+        try:
+            game = Game.replay(line for _, line in lines)
+        except LogError as exc:
+            raise _Refused(f"the engine refuses it: {exc}") from None
+        self._folded[(store, match)] = _Folded(lines[-1][0] if lines else 0, len(lines), game)
+        self._sync_games(store, match, board, game)
+
+    def _sync_games(self, store: str, match: int, board: str, game: Game) -> None:
+        """Makes the ``games`` rows of a match what the engine says were finished."""
+        conn = self._conn
+        finished = game.match
+        kept = conn.execute("SELECT number, winner, result, scores FROM games WHERE store = ? "
+                            "AND match = ? ORDER BY number", (store, match)).fetchall()
+        if len(kept) == len(finished) and all(
+                (k[1], k[2], json.loads(k[3])) == (f.winner, f.result, list(f.scores))
+                for k, f in zip(kept, finished, strict=True)):
+            return
+        conn.execute("DELETE FROM games WHERE store = ? AND match = ? AND number > ?",
+                     (store, match, len(finished)))
+        sides = [[s.name, list(s.players)] for s in game.sides]
+        current = self.open_round()
+        rules = game.rules
+        for number, result in enumerate(finished, start=1):
+            if number <= len(kept) and (kept[number - 1][1], kept[number - 1][2],
+                                        json.loads(kept[number - 1][3])) == (
+                    result.winner, result.result, list(result.scores)):
+                continue
+            results: list[str | None] = []
+            for side, score in zip(sides, result.scores, strict=True):
+                if side[0] == result.winner:
+                    results.append(None)
+                elif len(sides) == 2:
+                    results.append(result.result)
+                elif rules.double_skunk is not None and score < rules.double_skunk:
+                    results.append("double_skunk")
+                elif rules.skunk is not None and score < rules.skunk:
+                    results.append("skunk")
+                else:
+                    results.append("win")
+            conn.execute(
+                "INSERT INTO games (store, match, number, board, sides, winner, result, value, "
+                "scores, results, round, counted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (store, match, number) DO UPDATE SET winner = excluded.winner, "
+                "result = excluded.result, value = excluded.value, scores = excluded.scores, "
+                "results = excluded.results, board = excluded.board",
+                (store, match, number, board, json.dumps(sides), result.winner, result.result,
+                 result.value, json.dumps(list(result.scores)), json.dumps(results),
+                 None if current is None else current.id, self.clock()))
+
+    # -- rounds ----------------------------------------------------------------------------------
+
+    def open_round(self) -> Round | None:
+        found = self._conn.execute("SELECT id, name, started_at, closed_at FROM rounds "
+                                   "WHERE closed_at IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+        return None if found is None else Round(*found)
+
+    def start_round(self, name: str | None = None) -> Round:
+        """Opens a round (closing the open one): games finished from now on belong to it."""
+        with self.batch():
+            now = self.clock()
+            self._conn.execute("UPDATE rounds SET closed_at = ? WHERE closed_at IS NULL", (now,))
+            number = self._conn.execute("SELECT count(*) FROM rounds").fetchone()[0] + 1
+            label = name.strip() if name and name.strip() else f"round {number}"
+            round_id = self._conn.execute("INSERT INTO rounds (name, started_at) VALUES (?, ?)",
+                                          (label, now)).lastrowid
+        assert round_id is not None
+        return Round(round_id, label, now, None)
+
+    def close_round(self) -> Round:
+        with self.batch():
+            found = self.open_round()
+            if found is None:
+                raise ClubDBError("no round is open: start one with `club round start`")
+            now = self.clock()
+            self._conn.execute("UPDATE rounds SET closed_at = ? WHERE id = ?", (now, found.id))
+        return Round(found.id, found.name, found.started_at, now)
+
+    def rounds(self) -> list[Round]:
+        return [Round(*r) for r in self._conn.execute(
+            "SELECT id, name, started_at, closed_at FROM rounds ORDER BY id")]
+
+    # -- reading --------------------------------------------------------------------------------
+
+    def last_id(self, store: str) -> int:
+        found = self._conn.execute("SELECT last_id FROM boards WHERE store = ?",
+                                   (store,)).fetchone()
+        return 0 if found is None else int(found[0])
+
+    def games(self) -> list[CountedGame]:
+        out = []
+        for (store, match, number, board, sides, winner, result, value, scores, results,
+             round_id, counted_at) in self._conn.execute(
+                "SELECT store, match, number, board, sides, winner, result, value, scores, "
+                "results, round, counted_at FROM games ORDER BY counted_at, store, match, "
+                "number"):
+            out.append(CountedGame(board, store, match, number,
+                                   tuple((n, tuple(p)) for n, p in json.loads(sides)),
+                                   winner, result, value, tuple(json.loads(scores)),
+                                   tuple(json.loads(results)), round_id, counted_at))
+        return out
+
+    def boards(self) -> list[dict[str, Any]]:
+        """Each board's live game, as the server folds it (never as the board says)."""
+        out = []
+        for store, board, last_id, seen_at in self._conn.execute(
+                "SELECT store, board, last_id, seen_at FROM boards ORDER BY board, store"):
+            match = self._conn.execute("SELECT max(match) FROM rows WHERE store = ?",
+                                       (store,)).fetchone()[0]
+            entry: dict[str, Any] = {"board": board, "store": store, "rows": last_id,
+                                     "seen_at": seen_at, "match": match}
+            if match is not None:
+                folded = self._folded.get((store, match))
+                game = folded.game if folded is not None else self._replay(store, match)
+                if game is not None:
+                    entry.update(phase=game.phase, next=game.next,
+                                 sides=[{"name": s.name, "players": list(s.players),
+                                         "score": s.score, "front": s.pegs[0],
+                                         "back": s.pegs[1]} for s in game.sides])
+            out.append(entry)
+        return out
+
+    def _replay(self, store: str, match: int) -> Game | None:
+        lines = [line for (line,) in self._conn.execute(
+            "SELECT line FROM rows WHERE store = ? AND match = ? AND undone = 0 ORDER BY id",
+            (store, match))]
+        try:
+            return Game.replay(lines)
+        except LogError:
+            return None
+
+    def match_lines(self, store: str, match: int) -> list[str]:
+        """A match's live rows as CONTRACT.md lines (what ``replay`` would fold)."""
+        return [line for (line,) in self._conn.execute(
+            "SELECT line FROM rows WHERE store = ? AND match = ? AND undone = 0 ORDER BY id",
+            (store, match))]
+
+    def refusals(self, *, last: int = 20) -> list[dict[str, Any]]:
+        return [{"at": at, "board": board, "reason": reason} for at, board, reason in
+                reversed(self._conn.execute("SELECT at, board, reason FROM refusals "
+                                            "ORDER BY id DESC LIMIT ?", (last,)).fetchall())]
+
+    def set_meta(self, key: str, value: Any) -> None:
+        self._conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) "
+                           "DO UPDATE SET value = excluded.value", (key, json.dumps(value)))
+
+    def meta(self, key: str) -> Any:
+        found = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if found is None else json.loads(found[0])
+
+    def scoring(self) -> Scoring:
+        saved = self.meta("scoring")
+        return Scoring(**saved) if isinstance(saved, dict) else Scoring()
+
+    def report(self, *, roster: Roster | None = None, scoring: Scoring | None = None,
+               rounds: list[int] | None = None) -> dict[str, Any]:
+        """The standings as ``GET /api/standings`` and ``club standings --json`` give them."""
+        scoring = self.scoring() if scoring is None else scoring
+        games = self.games()
+        table = standings(games, scoring=scoring, roster=roster or Roster(), rounds=rounds)
+        shown = [g for g in games if rounds is None or g.round in rounds]
+        return {"scoring": scoring.to_json(),
+                "rounds": [r.to_json() for r in self.rounds()],
+                "round_filter": rounds,
+                "standings": [dict(row.to_json(), place=place)
+                              for place, row in enumerate(table, start=1)],
+                "games": [g.to_json() for g in shown],
+                "boards": self.boards(),
+                "refused": self.refusals()}

@@ -1,0 +1,153 @@
+"""The JSON payloads boards and the club server exchange, checked on the way in.
+
+Topics (``P`` is ``[club] topic_prefix``, ``cribbage/club`` by default; ``B`` the board):
+
+- ``P/B/event`` (QoS 1): one row of the board's store, in store order. A row is sent
+  again when it is undone (``undone: true``) and whenever the board is asked to
+  resend; the consumer keys rows by (``store``, ``id``), so repeats change nothing.
+- ``P/B/now`` (QoS 1, retained): the live table after each change, with ``last_id``,
+  the newest row the board has stored, so a consumer sees what it is missing.
+- ``P/B/resend`` (QoS 1, club server to board): ``{"store": ..., "from": N}`` asks for
+  the rows from id N again.
+- ``P/B/online`` (retained): ``online``, or ``offline`` as the board's last will.
+
+``store`` names the board's event store, not the board: it is derived from the
+store's first row, which survives a rename of the board and a recovered store.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["EventMessage", "NowMessage", "ResendMessage", "MessageError", "topic",
+           "parse_topic", "KINDS", "MAX_PAYLOAD"]
+
+KINDS = ("event", "now", "resend", "online")
+MAX_PAYLOAD = 64 * 1024
+
+
+class MessageError(ValueError):
+    """A payload or topic that is not what the club protocol says; the message says why."""
+
+
+def topic(prefix: str, board: str, kind: str) -> str:
+    return f"{prefix}/{board}/{kind}"
+
+
+def parse_topic(prefix: str, name: str) -> tuple[str, str]:
+    """(board, kind) of a topic under ``prefix``."""
+    head, _, rest = name.partition(prefix + "/")
+    parts = rest.split("/")
+    if head or len(parts) != 2 or parts[1] not in KINDS or not parts[0]:
+        raise MessageError(f"not a club topic: {name!r}")
+    return parts[0], parts[1]
+
+
+def _load(payload: bytes) -> dict[str, Any]:
+    if len(payload) > MAX_PAYLOAD:
+        raise MessageError(f"payload of {len(payload)} bytes is over {MAX_PAYLOAD}")
+    try:
+        data = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise MessageError(f"not JSON ({exc}): {payload[:80]!r}") from None
+    if not isinstance(data, dict):
+        raise MessageError(f"not a JSON object: {payload[:80]!r}")
+    return data
+
+
+def _field(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in (
+            kind if isinstance(kind, tuple) else (kind,))):
+        raise MessageError(f"{key} is missing or of the wrong type: {value!r}")
+    return value
+
+
+def _dump(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class EventMessage:
+    """One stored row: ``line`` is CONTRACT.md's event line, ``crc`` the store's checksum."""
+
+    board: str
+    store: str
+    id: int
+    match: int
+    crc: int
+    at: float
+    line: str
+    undone: bool = False
+
+    def payload(self) -> bytes:
+        return _dump({"v": 1, "board": self.board, "store": self.store, "id": self.id,
+                      "match": self.match, "crc": self.crc, "at": self.at, "line": self.line,
+                      "undone": self.undone})
+
+    @classmethod
+    def parse(cls, payload: bytes, *, board: str) -> EventMessage:
+        """Checks a payload from topic ``P/board/event``; a payload naming another board is
+        refused (it is someone else speaking for it)."""
+        data = _load(payload)
+        said = _field(data, "board", str)
+        if said != board:
+            raise MessageError(f"payload names board {said!r} on board {board!r}'s topic")
+        row_id, match, crc = (_field(data, k, int) for k in ("id", "match", "crc"))
+        if row_id < 1 or match < 1 or not 0 <= crc < 2 ** 32:
+            raise MessageError(f"id, match and crc out of range: {row_id!r}, {match!r}, {crc!r}")
+        at = _field(data, "at", (int, float))
+        if not math.isfinite(at):
+            raise MessageError(f"at is not a time: {at!r}")
+        store = _field(data, "store", str)
+        if not 1 <= len(store) <= 64:
+            raise MessageError(f"store is not a store id: {store!r}")
+        line = _field(data, "line", str)
+        return cls(board, store, row_id, match, crc, float(at), line,
+                   _field(data, "undone", bool))
+
+
+@dataclass(frozen=True, slots=True)
+class NowMessage:
+    """The live table as the board shows it (for display; the server folds its own)."""
+
+    board: str
+    store: str
+    last_id: int
+    table: dict[str, Any]
+
+    def payload(self) -> bytes:
+        return _dump({"v": 1, "board": self.board, "store": self.store,
+                      "last_id": self.last_id, **self.table})
+
+    @classmethod
+    def parse(cls, payload: bytes, *, board: str) -> NowMessage:
+        data = _load(payload)
+        said = _field(data, "board", str)
+        if said != board:
+            raise MessageError(f"payload names board {said!r} on board {board!r}'s topic")
+        last_id = _field(data, "last_id", int)
+        if last_id < 0:
+            raise MessageError(f"last_id out of range: {last_id!r}")
+        table = {k: v for k, v in data.items() if k not in ("v", "board", "store", "last_id")}
+        return cls(board, _field(data, "store", str), last_id, table)
+
+
+@dataclass(frozen=True, slots=True)
+class ResendMessage:
+    store: str
+    start: int
+
+    def payload(self) -> bytes:
+        return _dump({"v": 1, "store": self.store, "from": self.start})
+
+    @classmethod
+    def parse(cls, payload: bytes) -> ResendMessage:
+        data = _load(payload)
+        start = _field(data, "from", int)
+        if start < 1:
+            raise MessageError(f"from out of range: {start!r}")
+        return cls(_field(data, "store", str), start)

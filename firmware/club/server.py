@@ -1,0 +1,310 @@
+"""The club server: subscribes to every board, keeps the standings, serves them live.
+
+Three threads meet here. paho's network thread only queues what arrives; one
+worker thread owns the database (``ClubDB``), ingests queued rows in batches (one
+commit per burst), asks boards to resend what it is missing, and publishes the
+standings to a ``Hub``; uvicorn serves the page and ``GET /api/standings`` from
+the hub, and hands round changes to the worker through the same queue.
+
+The subscription is a persistent MQTT session (``clean_session`` off, a client id
+fixed by the database's path), so the broker keeps the rows that arrive while the
+server is down. Whatever is still missing (a broker restarted without
+persistence) shows as a gap or as a board's ``now`` naming a row the server does
+not have, and the server asks that board to resend from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from firmware.club.clubdb import ClubDB, ClubDBError
+from firmware.club.messages import (
+    EventMessage,
+    MessageError,
+    NowMessage,
+    ResendMessage,
+    parse_topic,
+    topic,
+)
+from firmware.club.mqtt import make_client
+from firmware.club.settings import TOPIC_PREFIX, Broker
+from firmware.club.standings import Roster, Scoring
+from firmware.web.hub import Hub
+from firmware.web.server import PinGuard, WebServer, state_stream
+
+__all__ = ["ClubServer", "create_club_app", "serve_club", "STANDINGS_PAGE"]
+
+log = logging.getLogger("cribbage.club.server")
+STANDINGS_PAGE = Path(__file__).parent / "static" / "standings.html"
+
+
+@dataclass(frozen=True, slots=True)
+class _Arrived:
+    topic: str
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class _RoundChange:
+    action: str
+    name: str | None
+    done: Future[dict[str, Any]]
+
+
+class ClubServer:
+    """Subscribes to ``broker`` and keeps ``db_path``; ``start``, then ``stop``.
+
+    ``delays`` holds, for every row kept, the seconds from the board storing it
+    (its ``at``, on the board's clock) to the standings that include it being
+    published: the benchmark's commit-to-standings figure on one machine.
+    """
+
+    def __init__(self, db_path: Path | str, *, broker: Broker, prefix: str = TOPIC_PREFIX,
+                 username: str | None = None, password: str | None = None,
+                 ca_file: str | None = None, roster: Roster | None = None,
+                 scoring: Scoring | None = None, clock: Callable[[], float] = time.time,
+                 resend_every_s: float = 2.0, reconnect_max_s: int = 10,
+                 client_factory: Callable[..., Any] = make_client) -> None:
+        self.db_path, self.broker, self.prefix = Path(db_path), broker, prefix
+        self.roster = roster or Roster()
+        self.scoring = scoring
+        self.clock = clock
+        self.hub = Hub()
+        self.delays: deque[float] = deque(maxlen=200_000)
+        self.kept = 0
+        self.refused = 0
+        self._resend_every_s = resend_every_s
+        self._asked: dict[str, tuple[int, float]] = {}
+        self._names: dict[str, str] = {}  # store id -> board name (where to ask for resends)
+        self._queue: queue.Queue[_Arrived | _RoundChange | None] = queue.Queue()
+        self._stopping = threading.Event()
+        self._db: ClubDB | None = None
+        self._worker: threading.Thread | None = None
+        client_id = "cribbage-club-" + hashlib.sha1(
+            str(self.db_path.resolve()).encode()).hexdigest()[:12]
+        self._client = client_factory(broker, client_id=client_id, clean_session=False,
+                                      username=username, password=password, ca_file=ca_file,
+                                      reconnect_max_s=reconnect_max_s)
+        self._client.on_connect = self._on_connect
+        self._client.on_message = self._on_message
+        self.connected = threading.Event()
+
+    # -- life ----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        db = ClubDB(self.db_path, clock=self.clock)
+        self._db = db
+        with db.batch():
+            if self.scoring is not None:
+                db.set_meta("scoring", self.scoring.to_json())
+        self._publish_standings([])
+        self._client.connect_async(self.broker.host, self.broker.port, keepalive=30)
+        self._client.loop_start()
+        self._worker = threading.Thread(target=self._run, name="cribbage-club-server",
+                                        daemon=True)
+        self._worker.start()
+
+    def stop(self, *, timeout_s: float = 5.0) -> None:
+        self._stopping.set()
+        self._queue.put(None)
+        self._client.disconnect()
+        self._client.loop_stop()
+        if self._worker is not None:
+            self._worker.join(timeout_s)
+        self.hub.close()
+        if self._db is not None:
+            self._db.close()
+
+    def change_round(self, action: str, name: str | None = None) -> Future[dict[str, Any]]:
+        """Starts or closes a round on the worker thread (the database's one writer)."""
+        if action not in ("start", "close"):
+            raise ValueError(f"a round is started or closed, not {action!r}")
+        done: Future[dict[str, Any]] = Future()
+        self._queue.put(_RoundChange(action, name, done))
+        return done
+
+    # -- paho's thread ----------------------------------------------------------------------------
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
+                    properties: Any) -> None:
+        if getattr(reason, "is_failure", False):
+            log.warning("club: the broker refused the server: %s", reason)
+            return
+        client.subscribe([(f"{self.prefix}/+/event", 1), (f"{self.prefix}/+/now", 1)])
+        self.connected.set()
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        self._queue.put(_Arrived(message.topic, bytes(message.payload)))
+
+    # -- the worker ------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                first = self._queue.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            batch = [first]
+            while len(batch) < 2000:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                self._handle(batch)
+            except Exception:  # noqa: BLE001 - a bug must not stop the standings
+                log.exception("club: the server failed on a batch of %d messages", len(batch))
+
+    def _handle(self, batch: list[_Arrived | _RoundChange | None]) -> None:
+        db = self._db
+        assert db is not None
+        arrived_at: list[float] = []
+        resend: dict[str, int] = {}
+        rounds: list[_RoundChange] = []
+        with db.batch():
+            for item in batch:
+                if isinstance(item, _RoundChange):
+                    rounds.append(item)
+                elif isinstance(item, _Arrived):
+                    self._take(db, item, arrived_at, resend)
+        for change in rounds:
+            try:
+                found = db.start_round(change.name) if change.action == "start" else \
+                    db.close_round()
+            except ClubDBError as exc:
+                change.done.set_exception(exc)
+            else:
+                change.done.set_result(found.to_json())
+        for store, start in resend.items():
+            self._ask_resend(store, start)
+        if arrived_at or rounds:
+            self._publish_standings(arrived_at)
+
+    def _take(self, db: ClubDB, item: _Arrived, arrived_at: list[float],
+              resend: dict[str, int]) -> None:
+        try:
+            board, kind = parse_topic(self.prefix, item.topic)
+            if kind == "event":
+                row = EventMessage.parse(item.payload, board=board)
+            elif kind == "now":
+                now = NowMessage.parse(item.payload, board=board)
+                self._names[now.store] = board
+                if now.last_id > db.last_id(now.store):
+                    resend.setdefault(now.store, db.last_id(now.store) + 1)
+                return
+            else:
+                return
+        except MessageError as exc:
+            self.refused += 1
+            db.refuse(item.topic, str(exc))
+            return
+        self._names[row.store] = row.board
+        done = db.ingest(row)
+        if done.status == "kept":
+            self.kept += 1
+            arrived_at.append(row.at)
+            if resend.get(row.store, row.id + 1) <= row.id:
+                del resend[row.store]  # the rows asked for are coming in
+        elif done.status == "gap" and done.resend_from is not None:
+            resend[row.store] = min(resend.get(row.store, done.resend_from), done.resend_from)
+        elif done.status == "refused":
+            self.refused += 1
+
+    def _ask_resend(self, store: str, start: int) -> None:
+        now = self.clock()
+        asked = self._asked.get(store)
+        if asked is not None and asked[0] == start and now - asked[1] < self._resend_every_s:
+            return
+        board = self._names.get(store)
+        if board is None:
+            return
+        self._asked[store] = (start, now)
+        log.info("club: asking board %r to resend from row %d", board, start)
+        self._client.publish(topic(self.prefix, board, "resend"),
+                             ResendMessage(store, start).payload(), qos=1)
+
+    def _publish_standings(self, arrived_at: list[float]) -> None:
+        assert self._db is not None
+        report = self._db.report(roster=self.roster, scoring=self.scoring)
+        report["updated_at"] = self.clock()
+        self.hub.publish(report)
+        published = self.clock()
+        self.delays.extend(published - at for at in arrived_at)
+
+
+def create_club_app(server: ClubServer, *, pin: str | None = None) -> ASGIApp:
+    """The standings page: ``/``, ``GET /api/standings``, ``GET /api/events`` (server-sent
+    events, one ``state`` per change), and ``POST /api/round`` (with ``X-Pin``) to start or
+    close a round; without a PIN rounds change only from the command line."""
+    hub = server.hub
+    guard = PinGuard(pin) if pin else None
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STANDINGS_PAGE, headers={"Cache-Control": "no-cache"})
+
+    async def standings(request: Request) -> Response:
+        snapshot = hub.latest
+        if snapshot is None:
+            return JSONResponse({"error": "the club server is starting"}, status_code=503)
+        return Response(snapshot.text, media_type="application/json",
+                        headers={"Cache-Control": "no-store"})
+
+    async def events(request: Request) -> Response:
+        return state_stream(hub)
+
+    async def change_round(request: Request) -> Response:
+        if guard is None:
+            return JSONResponse({"error": "rounds change with `cribbage-board club round` "
+                                          "(the server was started without --pin)"},
+                                status_code=403)
+        refused = guard.check(request.headers.get("x-pin"),
+                              request.client.host if request.client else "?")
+        if refused is not None:
+            return JSONResponse({"error": refused[1]}, status_code=refused[0])
+        try:
+            body = await request.json()
+        except ValueError as exc:
+            return JSONResponse({"error": f"the request is not JSON: {exc}"}, status_code=400)
+        action = body.get("action") if isinstance(body, dict) else None
+        name = body.get("name") if isinstance(body, dict) else None
+        if action not in ("start", "close") or not (name is None or isinstance(name, str)):
+            return JSONResponse({"error": f"send {{\"action\": \"start\" | \"close\", "
+                                          f"\"name\": ...}}, not {body!r}"}, status_code=400)
+        try:
+            done = await asyncio.wait_for(asyncio.wrap_future(
+                server.change_round(action, name)), 10)
+        except ClubDBError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=409)
+        return JSONResponse({"ok": True, "round": done})
+
+    return Starlette(routes=[
+        Route("/", index),
+        Route("/api/standings", standings),
+        Route("/api/events", events),
+        Route("/api/round", change_round, methods=["POST"]),
+    ])
+
+
+def serve_club(server: ClubServer, *, host: str, port: int, pin: str | None = None
+               ) -> WebServer:
+    """Starts the standings page in its own thread; ``stop()`` it when done."""
+    web = WebServer(create_club_app(server, pin=pin), host=host, port=port, hub=server.hub)
+    web.start()
+    return web

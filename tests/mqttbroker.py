@@ -1,0 +1,113 @@
+"""A real Mosquitto broker for the club tests: loopback only, a free port, its own config.
+
+The tests that need it skip, saying why, where ``mosquitto`` is not installed
+(``.ci/run`` installs Debian's package). Debian puts it in /usr/sbin, which a
+user's PATH may lack, so that folder is searched too.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+__all__ = ["MosquittoBroker", "mosquitto_or_skip", "free_port", "wait_until"]
+
+
+def _find(name: str) -> str | None:
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/local/sbin")
+
+
+def mosquitto_or_skip() -> str:
+    found = _find("mosquitto")
+    if found is None:
+        pytest.skip("mosquitto is not installed (apt-get install mosquitto; .ci/run does)")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until(predicate: object, *, timeout_s: float, what: str) -> None:
+    """Polls ``predicate`` (real processes and a real broker: there is no clock to move),
+    bounded by ``timeout_s``; fails naming ``what`` it waited for."""
+    deadline = time.monotonic() + timeout_s
+    while not predicate():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+        time.sleep(0.02)
+
+
+class MosquittoBroker:
+    """``start`` / ``kill`` / ``start`` again on the same port; ``stop`` at the end.
+
+    ``users`` (name -> password) turns anonymous access off and writes a password
+    file with ``mosquitto_passwd``.
+    """
+
+    def __init__(self, folder: Path, *, users: dict[str, str] | None = None,
+                 persistence: bool = False) -> None:
+        self.binary = mosquitto_or_skip()
+        self.folder = folder
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        lines = [f"listener {self.port} 127.0.0.1", "max_queued_messages 100000",
+                 "max_inflight_messages 100"]
+        if users:
+            passwd = _find("mosquitto_passwd")
+            if passwd is None:
+                pytest.skip("mosquitto_passwd is not installed (Debian's mosquitto has it)")
+            password_file = folder / "passwords"
+            password_file.touch()
+            for name, password in users.items():
+                subprocess.run([passwd, "-b", str(password_file), name, password], check=True,
+                               capture_output=True, timeout=10)
+            os.chmod(password_file, 0o600)
+            lines += ["allow_anonymous false", f"password_file {password_file}"]
+        else:
+            lines.append("allow_anonymous true")
+        if persistence:
+            lines += ["persistence true", f"persistence_location {folder}/",
+                      "autosave_interval 1"]
+        self.config = folder / "mosquitto.conf"
+        self.config.write_text("\n".join(lines) + "\n")
+        self.log = folder / "mosquitto.log"
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self, *, timeout_s: float = 10.0) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen([self.binary, "-c", str(self.config)],
+                                            stdout=log, stderr=subprocess.STDOUT)
+
+        def listening() -> bool:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                raise AssertionError(f"mosquitto exited: {self.log.read_text()[-500:]}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+            except OSError:
+                return False
+            return True
+
+        wait_until(listening, timeout_s=timeout_s, what=f"mosquitto on port {self.port}")
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=10)
+        self.process = None
+
+    def stop(self) -> None:
+        self.kill(signal.SIGTERM)
