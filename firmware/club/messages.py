@@ -95,7 +95,7 @@ class EventMessage:
         data = _load(payload)
         said = _field(data, "board", str)
         if said != board:
-            raise MessageError(f"payload names board {said!r} on board {board!r}'s topic")
+            raise MessageError(f"payload names board {said!r} on the topic of board {board!r}")
         row_id, match, crc = (_field(data, k, int) for k in ("id", "match", "crc"))
         if row_id < 1 or match < 1 or not 0 <= crc < 2 ** 32:
             raise MessageError(f"id, match and crc out of range: {row_id!r}, {match!r}, {crc!r}")
@@ -128,7 +128,7 @@ class NowMessage:
         data = _load(payload)
         said = _field(data, "board", str)
         if said != board:
-            raise MessageError(f"payload names board {said!r} on board {board!r}'s topic")
+            raise MessageError(f"payload names board {said!r} on the topic of board {board!r}")
         last_id = _field(data, "last_id", int)
         if last_id < 0:
             raise MessageError(f"last_id out of range: {last_id!r}")

@@ -1,0 +1,196 @@
+"""firmware.club.clubdb and firmware.club.outbox: a board's rows refolded by the club server.
+
+No broker here: the rows go straight from a real event store's outbox into the club
+database, so every rule about repeats, gaps, forgeries, undo and recovery is tested on
+its own (tests/test_firmware_club_broker.py runs the same through Mosquitto).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from itertools import count
+from pathlib import Path
+
+import pytest
+
+from engine.game import Game
+from engine.simulate import simulate_game
+from firmware.club.clubdb import ClubDB, ClubDBError
+from firmware.club.messages import EventMessage
+from firmware.club.outbox import Outbox
+from firmware.store import EventStore
+
+
+def fake_clock(start: float = 1000.0):  # type: ignore[no-untyped-def]
+    ticks = count()
+    return lambda: start + next(ticks) * 0.5
+
+
+def played(path: Path, seed: int, players: tuple[str, ...] = ("Ann", "Bob"),
+           *, upto: int | None = None) -> EventStore:
+    store = EventStore.open(path, clock=fake_clock())
+    events = simulate_game(random.Random(seed), players, {"target": 121})
+    for event in events[:upto]:
+        store.append(event)
+    return store
+
+
+def rows(path: Path, board: str) -> list[EventMessage]:
+    outbox = Outbox(path, board=board)
+    try:
+        pending = outbox.pending(limit=100_000)
+        assert pending.store is not None
+        return [EventMessage(board, pending.store, r.id, r.match, r.crc, r.at, r.line, r.undone)
+                for r in pending.rows]
+    finally:
+        outbox.close()
+
+
+def ingest(db: ClubDB, messages: list[EventMessage]) -> list[str]:
+    with db.batch():
+        return [db.ingest(m).status for m in messages]
+
+
+def expected_games(store: EventStore) -> list[tuple[str, str, list[int]]]:
+    return [(g.winner, g.result, list(g.scores)) for m in store.matches() for g in m.games]
+
+
+@pytest.fixture
+def db(tmp_path: Path):  # type: ignore[no-untyped-def]
+    club = ClubDB(tmp_path / "club.sqlite3", clock=fake_clock(5000.0))
+    yield club
+    club.close()
+
+
+def test_a_whole_game_is_counted_as_the_engine_replays_the_store(tmp_path: Path,
+                                                                  db: ClubDB) -> None:
+    store = played(tmp_path / "t1.sqlite3", seed=3)
+    sent = rows(store.path, "table-1")
+    assert set(ingest(db, sent)) == {"kept"}
+    games = db.games()
+    assert [(g.winner, g.result, list(g.scores)) for g in games] == expected_games(store)
+    before = db.report()
+    assert ingest(db, sent) == ["repeat"] * len(sent)  # sent twice: nothing changes
+    assert db.report()["standings"] == before["standings"]
+    assert len(db.games()) == 1
+
+
+def test_two_boards_with_the_same_row_ids_never_collide(tmp_path: Path, db: ClubDB) -> None:
+    one = played(tmp_path / "a.sqlite3", seed=5)
+    two = played(tmp_path / "b.sqlite3", seed=5)  # the very same rows, ids and clock
+    ingest(db, rows(one.path, "table-1") + rows(two.path, "table-2"))
+    games = db.games()
+    assert len(games) == 2 and {g.board for g in games} == {"table-1", "table-2"}
+    ann = next(r for r in db.report()["standings"] if r["name"] == "Ann")
+    assert ann["games"] == 2
+
+
+def test_a_row_past_a_gap_is_not_kept_and_names_where_to_resend_from(tmp_path: Path,
+                                                                     db: ClubDB) -> None:
+    store = played(tmp_path / "t.sqlite3", seed=1, upto=10)
+    sent = rows(store.path, "t")
+    with db.batch():
+        assert db.ingest(sent[0]).status == "kept"
+        gap = db.ingest(sent[2])
+    assert (gap.status, gap.resend_from) == ("gap", 2)
+    assert db.last_id(sent[0].store) == 1
+    assert ingest(db, sent[1:]) == ["kept"] * 9
+
+
+def test_rows_that_do_not_fold_are_refused_with_the_engines_reason(tmp_path: Path,
+                                                                    db: ClubDB) -> None:
+    store = played(tmp_path / "t.sqlite3", seed=2, upto=12)
+    sent = rows(store.path, "t")
+    ingest(db, sent)
+    before = db.report()
+    # A forged next row: the first play's card laid again.
+    first_play = next(json.loads(m.line) for m in sent if '"play"' in m.line)
+    forged = dataclasses.replace(sent[-1], id=13, crc=1, line=json.dumps(first_play))
+    with db.batch():
+        outcome = db.ingest(forged)
+    assert outcome.status == "refused" and "the engine refuses it" in outcome.reason
+    assert "row 13: the engine refuses it" in db.refusals()[-1]["reason"]
+    assert db.last_id(forged.store) == 12 and db.report()["standings"] == before["standings"]
+    # A row for an older match once a newer one began is refused too.
+    later = dataclasses.replace(sent[0], id=13, match=2, crc=2)
+    older = dataclasses.replace(sent[1], id=14, match=1, crc=3)
+    with db.batch():
+        assert db.ingest(later).status == "kept"
+        refused = db.ingest(older)
+    assert refused.reason == "a row for match 1 after match 2 began"
+
+
+def test_an_undone_ending_takes_the_game_back_and_its_replay_counts_once(tmp_path: Path,
+                                                                          db: ClubDB) -> None:
+    path = tmp_path / "t.sqlite3"
+    store = played(path, seed=4)
+    outbox = Outbox(path, board="t")
+    first = outbox.pending(limit=10_000)
+    outbox.mark_sent(first.rows)
+    ending = store.lines[-1]
+    store.undo()
+    undone = outbox.pending()
+    assert [r.undone for r in undone.rows] == [True]  # the undo goes out, nothing else
+    to_message = lambda r: EventMessage("t", first.store or "", r.id, r.match, r.crc,  # noqa: E731
+                                        r.at, r.line, r.undone)
+    ingest(db, [to_message(r) for r in first.rows])
+    assert len(db.games()) == 1
+    ingest(db, [to_message(r) for r in undone.rows])
+    assert db.games() == []
+    outbox.mark_sent(undone.rows)
+    store.append(ending)
+    again = outbox.pending()
+    assert [(r.id, r.undone) for r in again.rows] == [(store.last_id, False)]
+    ingest(db, [to_message(r) for r in again.rows])
+    assert [(g.winner, list(g.scores)) for g in db.games()] == \
+        [(w, s) for w, _, s in expected_games(store)]
+    outbox.close()
+
+
+def test_a_recovered_store_that_rewrote_its_rows_is_refolded(tmp_path: Path,
+                                                             db: ClubDB) -> None:
+    store = played(tmp_path / "t.sqlite3", seed=6, upto=30)
+    sent = rows(store.path, "t")
+    ingest(db, sent)
+    # The recovered store kept rows 1-20; the players laid row 21's card again, later.
+    assert Game.replay(m.line for m in sent[:30]).phase != "over"
+    again = dataclasses.replace(sent[20], crc=12345, at=sent[20].at + 60)
+    with db.batch():
+        outcome = db.ingest(again)
+    assert outcome.status == "kept"
+    assert db.last_id(sent[0].store) == 21
+    assert db.match_lines(sent[0].store, 1) == [m.line for m in sent[:21]]
+
+
+def test_rounds_say_which_games_belong_to_them(tmp_path: Path, db: ClubDB) -> None:
+    first = db.start_round("Round 1")
+    ingest(db, rows(played(tmp_path / "a.sqlite3", seed=7).path, "a"))
+    db.close_round()
+    ingest(db, rows(played(tmp_path / "b.sqlite3", seed=8).path, "b"))
+    second = db.start_round()
+    assert second.name == "round 2" and db.open_round() == second
+    assert [g.round for g in db.games()] == [first.id, None]
+    assert sum(r["games"] for r in db.report(rounds=[first.id])["standings"]) == 2
+    db.close_round()
+    with pytest.raises(ClubDBError, match="no round is open"):
+        db.close_round()
+
+
+def test_the_outbox_survives_a_restart_and_rewinds_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    store = played(path, seed=9, upto=20)
+    outbox = Outbox(path, board="t")
+    batch = outbox.pending(limit=8)
+    assert [r.id for r in batch.rows] == list(range(1, 9)) and batch.more
+    outbox.mark_sent(batch.rows)
+    name = batch.store
+    outbox.close()
+    reopened = Outbox(path, board="renamed")  # a renamed board keeps its store's id
+    rest = reopened.pending(limit=100)
+    assert [r.id for r in rest.rows] == list(range(9, 21)) and rest.store == name
+    reopened.rewind(5)
+    assert [r.id for r in reopened.pending(limit=100).rows][:2] == [5, 6]
+    reopened.close()
+    store.close()
