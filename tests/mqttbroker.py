@@ -62,6 +62,10 @@ class MosquittoBroker:
         self.process: subprocess.Popen[bytes] | None = None
         lines = [f"listener {self.port} 127.0.0.1", "max_queued_messages 100000",
                  "max_inflight_messages 100"]
+        if os.geteuid() == 0:
+            # Started by root, mosquitto drops to the "mosquitto" user, who cannot read the
+            # test's private temporary folder.
+            lines.append("user root")
         if users:
             passwd = _find("mosquitto_passwd")
             if passwd is None:

@@ -178,6 +178,7 @@ class ClubServer:
         arrived_at: list[float] = []
         resend: dict[str, int] = {}
         rounds: list[_RoundChange] = []
+        refused = self.refused
         with db.batch():
             for item in batch:
                 if isinstance(item, _RoundChange):
@@ -194,7 +195,7 @@ class ClubServer:
                 change.done.set_result(found.to_json())
         for store, start in resend.items():
             self._ask_resend(store, start)
-        if arrived_at or rounds:
+        if arrived_at or rounds or self.refused != refused:
             self._publish_standings(arrived_at)
 
     def _take(self, db: ClubDB, item: _Arrived, arrived_at: list[float],
