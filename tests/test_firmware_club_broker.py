@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mqttbroker import MosquittoBroker, wait_until
 
 from engine.game import Game
 from engine.simulate import simulate_game
@@ -26,7 +27,6 @@ from firmware.club.publisher import ClubPublisher
 from firmware.club.server import ClubServer, create_club_app
 from firmware.club.settings import ClubConfig, parse_broker
 from firmware.store import EventStore
-from mqttbroker import MosquittoBroker, wait_until
 
 pytestmark = pytest.mark.slow
 
