@@ -39,7 +39,10 @@ sys.exit(code)
 """
 
 
-def latency(players: int, seed: int, store_dir: str | None) -> dict[str, Any]:
+def latency(players: int, seed: int, store_dir: str | None, *,
+            beside: Any = None) -> dict[str, Any]:
+    """``beside(store_path)``, if given, starts something that runs next to the loop over
+    its store (benchmarks/club_load.py: the club publisher) and returns how to stop it."""
     from engine.simulate import simulate_game
     from firmware.commands.demo import BlankCamera, ScriptedTracker, SteppedClock, table_script
     from firmware.loop import DeviceLoop
@@ -75,6 +78,7 @@ def latency(players: int, seed: int, store_dir: str | None) -> dict[str, Any]:
     clock = SteppedClock()
     with tempfile.TemporaryDirectory(dir=store_dir) as tmp:
         store = EventStore.open(Path(tmp) / "events.sqlite3", clock=clock)
+        stop = beside(store.path) if beside is not None else None
         tracker = TimedTracker()
         loop = DeviceLoop(store=store, flow=TableFlow(names, rules), strip=TimedStrip(layout),
                           renderer=Renderer(layout), clock=clock, source=BlankCamera(clock),
@@ -84,6 +88,8 @@ def latency(players: int, seed: int, store_dir: str | None) -> dict[str, Any]:
             if step.press is None:
                 tracker.push(step.seen)
             loop.step()
+        if stop is not None:
+            stop()
         store.close()
     ms = sorted(s * 1000 for s in samples)
     return {"cards": len(ms), "median_ms": round(statistics.median(ms), 2),

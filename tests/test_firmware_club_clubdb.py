@@ -194,3 +194,29 @@ def test_the_outbox_survives_a_restart_and_rewinds_when_asked(tmp_path: Path) ->
     assert [r.id for r in reopened.pending(limit=100).rows][:2] == [5, 6]
     reopened.close()
     store.close()
+
+
+def test_the_cursor_is_written_at_most_once_a_second_and_on_close(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    played(path, seed=9, upto=6).close()
+    now = [0.0]
+    outbox = Outbox(path, board="t", persist_s=1.0, clock=lambda: now[0])
+
+    def written() -> int:
+        reader = Outbox(path, board="t")
+        try:
+            return len(reader.pending(limit=100).rows)
+        finally:
+            reader._conn.close()  # a reader only: nothing of its own to write
+
+    rows_ = outbox.pending(limit=2).rows
+    outbox.mark_sent(rows_)            # the first write goes out at once
+    assert written() == 4
+    outbox.mark_sent(outbox.pending(limit=2).rows)
+    assert written() == 4              # within the second: kept in memory, sent again if lost
+    now[0] = 1.5
+    outbox.persist_if_due()
+    assert written() == 2
+    outbox.mark_sent(outbox.pending(limit=2).rows)
+    outbox.close()                     # closing writes what is left
+    assert written() == 0

@@ -5,8 +5,10 @@ what has been published.
 ``club_undone_sent`` the ids of rows whose undo has been acknowledged. So a broker
 that is down, a Wi-Fi drop or a restart only delays rows, never loses or reorders
 them: the rows not yet acknowledged are read again in store order next time.
-The store's own writes never wait on this module for more than its one-row
-updates, and it opens its own connection, so the loop's store is untouched.
+The cursor is written at most once every ``persist_s`` (and on ``close``), so the
+loop's commits rarely meet this module's write lock; a cursor lost to a crash only
+sends those rows again, which the consumer drops. It opens its own connection, so
+the loop's store is untouched.
 
 The store's id on the wire is made once, from the board's name and the store's
 first row, and kept here, so renaming the board later changes nothing. A recovered
@@ -19,6 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,8 +64,14 @@ def store_id(board: str, crc: int, at: float) -> str:
 class Outbox:
     """What of the store at ``path`` has been published; one publisher thread uses it."""
 
-    def __init__(self, path: Path, *, board: str) -> None:
+    def __init__(self, path: Path, *, board: str, persist_s: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.path, self.board = path, board
+        self.persist_s, self._clock = persist_s, clock
+        self._undone_sent: set[int] = set()
+        self._unwritten: set[int] = set()
+        self._written_sent = 0
+        self._last_write = -1e18
         self._conn = sqlite3.connect(f"file:{path.resolve().as_posix()}?mode=rw", uri=True,
                                      isolation_level=None, check_same_thread=False,
                                      timeout=5.0)
@@ -73,7 +83,10 @@ class Outbox:
         self._version: int | None = None
 
     def close(self) -> None:
-        self._conn.close()
+        try:
+            self.persist()
+        finally:
+            self._conn.close()
 
     @property
     def sent(self) -> int:
@@ -95,7 +108,8 @@ class Outbox:
         for statement in _SCHEMA:
             conn.execute(statement)
         found = conn.execute("SELECT value FROM club_outbox WHERE key = 'sent'").fetchone()
-        self._sent = found[0] if found else 0
+        self._sent = self._written_sent = int(found[0]) if found else 0
+        self._undone_sent = {i for (i,) in conn.execute("SELECT id FROM club_undone_sent")}
         self._ready = True
         return True
 
@@ -114,8 +128,11 @@ class Outbox:
     def rewind(self, start: int) -> None:
         """Publishes again from row ``start`` (the club server asked for it)."""
         self._sent = min(self._sent, max(start - 1, 0))
+        self._undone_sent = {i for i in self._undone_sent if i < start}
+        self._unwritten = {i for i in self._unwritten if i < start}
         if self._ready:
             self._conn.execute("DELETE FROM club_undone_sent WHERE id >= ?", (start,))
+            self._written_sent = min(self._written_sent, self._sent)
 
     def pending(self, *, limit: int = 500) -> Pending:
         if not self._prepare():
@@ -125,11 +142,10 @@ class Outbox:
             self._store = self._store_id()
         conn.execute("BEGIN")
         try:
-            undone = conn.execute(
+            undone = [r for r in conn.execute(
                 "SELECT id, match, crc, at, line, undone_at FROM events "
-                "WHERE undone_at IS NOT NULL AND id <= ? "
-                "AND id NOT IN (SELECT id FROM club_undone_sent) ORDER BY id DESC",
-                (self._sent,)).fetchall()
+                "WHERE undone_at IS NOT NULL AND id <= ? ORDER BY id DESC", (self._sent,))
+                if r[0] not in self._undone_sent]
             new = conn.execute(
                 "SELECT id, match, crc, at, line, undone_at FROM events WHERE id > ? "
                 "ORDER BY id LIMIT ?", (self._sent, limit + 1)).fetchall()
@@ -141,23 +157,38 @@ class Outbox:
         return Pending(self._store, rows, last, len(new) > limit)
 
     def mark_sent(self, rows: tuple[OutboxRow, ...]) -> None:
-        """Records rows the broker acknowledged (all of one ``pending`` batch)."""
+        """Records rows the broker acknowledged (all of one ``pending`` batch); written to
+        the store now if ``persist_s`` has passed since the last write."""
         if not rows:
             return
-        top = max(self._sent, max(r.id for r in rows))
+        self._sent = max(self._sent, max(r.id for r in rows))
+        undone = {r.id for r in rows if r.undone}
+        self._undone_sent |= undone
+        self._unwritten |= undone
+        self.persist_if_due()
+
+    def persist_if_due(self) -> None:
+        if self._clock() - self._last_write >= self.persist_s:
+            self.persist()
+
+    def persist(self) -> None:
+        """Writes the cursor and the acknowledged undos to the store."""
+        if not self._ready or (self._sent == self._written_sent and not self._unwritten):
+            return
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.executemany("INSERT OR IGNORE INTO club_undone_sent (id) VALUES (?)",
-                             [(r.id,) for r in rows if r.undone])
+                             [(i,) for i in sorted(self._unwritten)])
             conn.execute("INSERT INTO club_outbox (key, value) VALUES ('sent', ?) "
-                         "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (top,))
+                         "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (self._sent,))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        self._sent = top
+        self._written_sent, self._unwritten = self._sent, set()
+        self._last_write = self._clock()
 
     def live_lines(self, match: int) -> list[str]:
         return [r[0] for r in self._conn.execute(

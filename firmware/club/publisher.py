@@ -193,6 +193,7 @@ class ClubPublisher:
         with self._lock:
             rewind, self._rewind = self._rewind, None
             need_now, self._need_now = self._need_now, False
+        outbox.persist_if_due()
         if rewind is not None:
             outbox.rewind(rewind)
         elif not outbox.changed() and not need_now:
