@@ -71,25 +71,74 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[int(share * (len(ordered) - 1))]
 
 
-def load(url: str, folder: Path, boards: int, port: int) -> dict[str, Any]:
-    """Boards store games at full speed; the page's event stream says when each row shows."""
+BOARDS_CHILD = """
+import json, random, sys, threading, time
+from pathlib import Path
+from engine.simulate import simulate_game
+from firmware.club.publisher import ClubPublisher
+from firmware.club.settings import ClubConfig, parse_broker
+from firmware.store import EventStore
+
+url, folder, first, count = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+pace = float(sys.argv[5])
+seeds = range(first, first + count)
+games = {i: simulate_game(random.Random(i), (f"Player {2 * i}", f"Player {2 * i + 1}"),
+                          {"target": 121}) for i in seeds}
+stores = {i: EventStore.open(folder / f"live-{i}.sqlite3") for i in seeds}
+publishers = {i: ClubPublisher(stores[i].path, ClubConfig(broker=parse_broker(url),
+                                                          board=f"live-{i}"), poll_s=0.05)
+              for i in seeds}
+for p in publishers.values():
+    p.start()
+deadline = time.monotonic() + 30
+while not all(p.connected for p in publishers.values()) and time.monotonic() < deadline:
+    time.sleep(0.05)
+print("ready", flush=True)
+sys.stdin.readline()
+committed = []
+
+def play(i):
+    for event in games[i]:
+        appended = stores[i].append(event)
+        committed.append((f"live-{i}", appended.id, time.time()))
+        if pace:
+            time.sleep(pace)
+
+began = time.time()
+threads = [threading.Thread(target=play, args=(i,)) for i in seeds]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+stored = time.time() - began
+for i, p in publishers.items():
+    p.flush(stores[i].last_id, timeout_s=60)
+    p.stop()
+print(json.dumps({"committed": committed, "stored_s": stored}), flush=True)
+"""
+
+
+def load(url: str, folder: Path, boards: int, port: int, processes: int,
+         pace: float = 0.0) -> dict[str, Any]:
+    """Boards store games at full speed in ``processes`` children (a board has a machine of
+    its own; one process for all would starve the page's reader here); the page's event
+    stream, read in this process, says when each row shows."""
     import httpx
 
     from engine.simulate import simulate_game
-    from firmware.club.publisher import ClubPublisher
-    from firmware.club.settings import ClubConfig, parse_broker
-    from firmware.store import EventStore
 
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen(
         [sys.executable, "-m", "firmware.cli", "club", "serve", "--broker", url, "--db",
          str(folder / "club.sqlite3"), "--host", "127.0.0.1", "--port", str(port)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env)
     assert server.stdout is not None
     server.stdout.readline()  # "club server: ... standings at ..."
-    committed: dict[tuple[str, int], float] = {}
     shown: dict[tuple[str, int], float] = {}
     held: dict[str, int] = {}
-    total = 0
+    lag: list[float] = []  # the server publishing a snapshot to this process reading it
+    total = sum(len(simulate_game(random.Random(i), (f"Player {2 * i}", f"Player {2 * i + 1}"),
+                                  {"target": 121})) for i in range(boards))
     done = threading.Event()
 
     def watch() -> None:
@@ -98,55 +147,52 @@ def load(url: str, folder: Path, boards: int, port: int) -> dict[str, Any]:
                 if not line.startswith("data: "):
                     continue
                 now = time.time()
-                for board in json.loads(line[6:])["boards"]:
+                data = json.loads(line[6:])
+                lag.append(now - data["updated_at"])
+                for board in data["boards"]:
                     for row in range(held.get(board["board"], 0) + 1, board["rows"] + 1):
                         shown[(board["board"], row)] = now
                     held[board["board"]] = max(held.get(board["board"], 0), board["rows"])
-                if len(shown) >= total > 0:
+                if len(shown) >= total:
                     done.set()
                     return
 
-    games = [simulate_game(random.Random(seed), (f"Player {2 * seed}", f"Player {2 * seed + 1}"),
-                           {"target": 121}) for seed in range(boards)]
-    total = sum(len(g) for g in games)
     threading.Thread(target=watch, daemon=True).start()
-    stores = [EventStore.open(folder / f"live-{i}.sqlite3") for i in range(boards)]
-    publishers = [ClubPublisher(s.path, ClubConfig(broker=parse_broker(url), board=f"live-{i}"),
-                                poll_s=0.05) for i, s in enumerate(stores)]
-    for p in publishers:
-        p.start()
-    deadline = time.monotonic() + 30
-    while not all(p.connected for p in publishers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-
-    def play(i: int) -> None:
-        for event in games[i]:
-            appended = stores[i].append(event)
-            committed[(f"live-{i}", appended.id)] = time.time()
-
+    share = -(-boards // processes)
+    children = [subprocess.Popen([sys.executable, "-c", BOARDS_CHILD, url, str(folder),
+                                  str(first), str(min(share, boards - first)), str(pace)],
+                                 cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 text=True, env=env)
+                for first in range(0, boards, share)]
+    for child in children:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
     began = time.time()
-    players = [threading.Thread(target=play, args=(i,)) for i in range(boards)]
-    for t in players:
-        t.start()
-    for t in players:
-        t.join()
-    stored_s = time.time() - began
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    committed: dict[tuple[str, int], float] = {}
+    stored_s = 0.0
+    for child in children:
+        out, _ = child.communicate(timeout=300)
+        found = json.loads(out.strip().splitlines()[-1])
+        committed.update({(b, i): t for b, i, t in found["committed"]})
+        stored_s = max(stored_s, found["stored_s"])
     finished = done.wait(120)
     ended = max(shown.values()) if shown else time.time()
-    for p in publishers:
-        p.stop()
-    for s in stores:
-        s.close()
     server.terminate()
     server.wait(timeout=20)
     delays = [shown[k] - committed[k] for k in committed if k in shown]
-    return {"boards": boards, "rows": total, "rows_shown": len(delays), "complete": finished,
+    return {"boards": boards, "processes": len(children), "pace_s": pace, "rows": total,
+            "rows_shown": len(delays), "complete": finished,
             "store_seconds": round(stored_s, 2),
             "rows_per_s_stored": round(total / stored_s, 1),
             "rows_per_s_end_to_end": round(total / (ended - began), 1),
             "delay_median_s": round(statistics.median(delays), 3) if delays else None,
             "delay_p95_s": round(percentile(delays, 0.95), 3) if delays else None,
-            "delay_max_s": round(max(delays), 3) if delays else None}
+            "delay_max_s": round(max(delays), 3) if delays else None,
+            "server_to_page_median_s": round(statistics.median(lag), 3),
+            "server_to_page_max_s": round(max(lag), 3)}
 
 
 def memory(url: str, folder: Path, boards: int) -> dict[str, Any]:
@@ -196,6 +242,11 @@ def card_to_led(url: str, runs: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=50)
+    parser.add_argument("--processes", type=int, default=5,
+                        help="child processes the boards are spread over")
+    parser.add_argument("--pace", type=float, default=0.05,
+                        help="the paced run's seconds between a board's events (the full-speed "
+                             "run waits for nothing)")
     parser.add_argument("--latency-runs", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -203,10 +254,14 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="club-load-") as tmp:
         folder = Path(tmp)
+        (folder / "paced").mkdir()
         broker = MosquittoBroker(folder)
         broker.start()
         try:
-            report = {"load": load(broker.url, folder, args.boards, free_port()),
+            report = {"load": load(broker.url, folder, args.boards, free_port(),
+                                   args.processes),
+                      "load_paced": load(broker.url, folder / "paced", args.boards,
+                                         free_port(), args.processes, args.pace),
                       "memory": memory(broker.url, folder, args.boards),
                       "card_to_led": card_to_led(broker.url, args.latency_runs)}
         finally:

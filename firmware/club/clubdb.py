@@ -119,6 +119,7 @@ class _Folded:
     last_id: int  # the match's last live row folded into ``game``
     lines: int
     game: Game
+    finished: int = 0  # games of the match already written to ``games``
 
 
 class ClubDB:
@@ -149,6 +150,10 @@ class ClubDB:
         elif version < SCHEMA_VERSION:
             raise ClubDBError(f"{str(self.path)!r} is not a club database")
         self._folded: dict[tuple[str, int], _Folded] = {}
+        # Per store: (last row id kept, newest match), so a new row needs no lookups, and
+        # the boards rows to write when the batch commits.
+        self._heads: dict[str, tuple[int, int | None]] = {}
+        self._seen: dict[str, tuple[str, float]] = {}
 
     def close(self) -> None:
         self._conn.close()
@@ -162,11 +167,34 @@ class ClubDB:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield
+            self._write_boards()
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             self._folded.clear()
+            self._heads.clear()
+            self._seen.clear()
             raise
+
+    def _write_boards(self) -> None:
+        self._conn.executemany(
+            "INSERT INTO boards (store, board, last_id, seen_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (store) DO UPDATE SET board = excluded.board, "
+            "last_id = excluded.last_id, seen_at = excluded.seen_at",
+            [(store, board, self._head(store)[0], at)
+             for store, (board, at) in self._seen.items()])
+        self._seen.clear()
+
+    def _head(self, store: str) -> tuple[int, int | None]:
+        head = self._heads.get(store)
+        if head is None:
+            found = self._conn.execute("SELECT last_id FROM boards WHERE store = ?",
+                                       (store,)).fetchone()
+            newest = self._conn.execute("SELECT max(match) FROM rows WHERE store = ?",
+                                        (store,)).fetchone()[0]
+            head = (0 if found is None else int(found[0]), newest)
+            self._heads[store] = head
+        return head
 
     def ingest(self, row: EventMessage) -> Ingested:
         """Keeps one board row (inside ``batch``): see the module docstring."""
@@ -181,6 +209,7 @@ class ClubDB:
             conn.execute("RELEASE row")
             for key in touched:
                 self._folded.pop(key, None)
+            self._heads.pop(row.store, None)
             reason = str(why)
             log.warning("club: refused row %s of board %r (store %s): %s", row.id, row.board,
                         row.store, reason)
@@ -191,6 +220,7 @@ class ClubDB:
             conn.execute("ROLLBACK TO row")
             conn.execute("RELEASE row")
             self._folded.clear()
+            self._heads.clear()
             raise
         return outcome
 
@@ -201,53 +231,52 @@ class ClubDB:
                            (self.clock(), board, reason))
 
     def _ingest(self, row: EventMessage, touched: set[tuple[str, int]]) -> Ingested:
-        conn, now = self._conn, self.clock()
-        board = conn.execute("SELECT last_id FROM boards WHERE store = ?",
-                             (row.store,)).fetchone()
-        last_id = board[0] if board else 0
+        last_id, newest = self._head(row.store)
+        outcome = self._place(row, last_id, newest, touched)
+        if outcome.status in ("kept", "repeat"):
+            self._seen[row.store] = (row.board, self.clock())
+        return outcome
+
+    def _place(self, row: EventMessage, last_id: int, newest: int | None,
+               touched: set[tuple[str, int]]) -> Ingested:
+        conn = self._conn
+        if row.id > last_id:
+            if row.id > last_id + 1:
+                return Ingested("gap", f"expected row {last_id + 1}, got {row.id}",
+                                last_id + 1)
+            self._check_order(row, newest)
+            self._insert(row)
+            self._heads[row.store] = (row.id, max(row.match, newest or 0))
+            touched.add((row.store, row.match))
+            self._fold_next(row, touched)
+            return Ingested("kept")
         kept = conn.execute("SELECT match, crc, line, undone FROM rows WHERE store = ? AND "
                             "id = ?", (row.store, row.id)).fetchone()
         if kept is not None and (kept[0], kept[1], kept[2]) == (row.match, row.crc, row.line):
             if bool(kept[3]) == row.undone:
-                conn.execute("UPDATE boards SET board = ?, seen_at = ? WHERE store = ?",
-                             (row.board, now, row.store))
                 return Ingested("repeat")
             conn.execute("UPDATE rows SET undone = ? WHERE store = ? AND id = ?",
                          (int(row.undone), row.store, row.id))
             touched.add((row.store, row.match))
             self._refold(row.store, row.match, row.board, touched)
-        elif kept is not None:
-            # The board's store was recovered and rewrote its history from this row on.
-            gone = {m for (m,) in conn.execute(
-                "SELECT DISTINCT match FROM rows WHERE store = ? AND id >= ?",
-                (row.store, row.id))}
-            conn.execute("DELETE FROM rows WHERE store = ? AND id >= ?", (row.store, row.id))
-            self._check_order(row)
-            self._insert(row)
-            last_id = row.id
-            for match in sorted(gone | {row.match}):
-                touched.add((row.store, match))
-                self._refold(row.store, match, row.board, touched)
-            log.info("club: board %r's store rewrote its rows from id %s (recovered)",
-                     row.board, row.id)
-        else:
-            if row.id > last_id + 1:
-                return Ingested("gap", f"expected row {last_id + 1}, got {row.id}",
-                                last_id + 1)
-            self._check_order(row)
-            self._insert(row)
-            last_id = row.id
-            touched.add((row.store, row.match))
-            self._fold_next(row, touched)
-        conn.execute("INSERT INTO boards (store, board, last_id, seen_at) VALUES (?, ?, ?, ?) "
-                     "ON CONFLICT (store) DO UPDATE SET board = excluded.board, "
-                     "last_id = excluded.last_id, seen_at = excluded.seen_at",
-                     (row.store, row.board, last_id, now))
+            return Ingested("kept")
+        # The board's store was recovered and rewrote its history from this row on.
+        gone = {m for (m,) in conn.execute(
+            "SELECT DISTINCT match FROM rows WHERE store = ? AND id >= ?", (row.store, row.id))}
+        conn.execute("DELETE FROM rows WHERE store = ? AND id >= ?", (row.store, row.id))
+        self._heads.pop(row.store, None)
+        self._check_order(row, self._head(row.store)[1])
+        self._insert(row)
+        self._heads[row.store] = (row.id, max(row.match, self._head(row.store)[1] or 0))
+        for match in sorted(gone | {row.match}):
+            touched.add((row.store, match))
+            self._refold(row.store, match, row.board, touched)
+        log.info("club: board %r's store rewrote its rows from id %s (recovered)",
+                 row.board, row.id)
         return Ingested("kept")
 
-    def _check_order(self, row: EventMessage) -> None:
-        newest = self._conn.execute("SELECT max(match) FROM rows WHERE store = ?",
-                                    (row.store,)).fetchone()[0]
+    @staticmethod
+    def _check_order(row: EventMessage, newest: int | None) -> None:
         if newest is not None and row.match < newest:
             raise _Refused(f"a row for match {row.match} after match {newest} began")
 
@@ -273,7 +302,9 @@ class ClubDB:
         except LogError as exc:
             raise _Refused(f"the engine refuses it: {exc}") from None
         folded.last_id, folded.lines = row.id, folded.lines + 1
-        self._sync_games(row.store, row.match, row.board, folded.game)
+        if len(folded.game.match) != folded.finished:
+            self._sync_games(row.store, row.match, row.board, folded.game)
+            folded.finished = len(folded.game.match)
 
     def _refold(self, store: str, match: int, board: str, touched: set[tuple[str, int]]) -> None:
         lines = self._conn.execute(
@@ -283,7 +314,8 @@ class ClubDB:
             game = Game.replay(line for _, line in lines)
         except LogError as exc:
             raise _Refused(f"the engine refuses it: {exc}") from None
-        self._folded[(store, match)] = _Folded(lines[-1][0] if lines else 0, len(lines), game)
+        self._folded[(store, match)] = _Folded(lines[-1][0] if lines else 0, len(lines), game,
+                                               len(game.match))
         self._sync_games(store, match, board, game)
 
     def _sync_games(self, store: str, match: int, board: str, game: Game) -> None:
@@ -363,9 +395,7 @@ class ClubDB:
     # -- reading --------------------------------------------------------------------------------
 
     def last_id(self, store: str) -> int:
-        found = self._conn.execute("SELECT last_id FROM boards WHERE store = ?",
-                                   (store,)).fetchone()
-        return 0 if found is None else int(found[0])
+        return self._head(store)[0]
 
     def games(self) -> list[CountedGame]:
         out = []

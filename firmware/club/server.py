@@ -81,6 +81,7 @@ class ClubServer:
                  ca_file: str | None = None, roster: Roster | None = None,
                  scoring: Scoring | None = None, clock: Callable[[], float] = time.time,
                  resend_every_s: float = 2.0, reconnect_max_s: int = 10,
+                 publish_every_s: float = 0.2,
                  client_factory: Callable[..., Any] = make_client) -> None:
         self.db_path, self.broker, self.prefix = Path(db_path), broker, prefix
         self.roster = roster or Roster()
@@ -91,6 +92,11 @@ class ClubServer:
         self.kept = 0
         self.refused = 0
         self._resend_every_s = resend_every_s
+        # Standings are computed at most this often: under a burst of rows, once per
+        # burst rather than once per row (each costs a query over every game).
+        self._publish_every_s = publish_every_s
+        self._arrived: list[float] | None = None  # rows kept since the last standings
+        self._published_at = 0.0
         self._asked: dict[str, tuple[int, float]] = {}
         self._names: dict[str, str] = {}  # store id -> board name (where to ask for resends)
         self._queue: queue.Queue[_Arrived | _RoundChange | None] = queue.Queue()
@@ -157,18 +163,25 @@ class ClubServer:
 
     def _run(self) -> None:
         while not self._stopping.is_set():
+            wait = 0.5
+            if self._arrived is not None:
+                wait = max(0.0, self._published_at + self._publish_every_s - time.monotonic())
             try:
-                first = self._queue.get(timeout=0.5)
+                first = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
             except queue.Empty:
-                continue
-            batch = [first]
-            while len(batch) < 2000:
+                first = None
+            batch: list[_Arrived | _RoundChange | None] = [] if first is None else [first]
+            while batch and len(batch) < 2000:
                 try:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
             try:
-                self._handle(batch)
+                if batch:
+                    self._handle(batch)
+                if self._arrived is not None and \
+                        time.monotonic() - self._published_at >= self._publish_every_s:
+                    self._publish_standings(self._arrived)
             except Exception:  # noqa: BLE001 - a bug must not stop the standings
                 log.exception("club: the server failed on a batch of %d messages", len(batch))
 
@@ -196,7 +209,9 @@ class ClubServer:
         for store, start in resend.items():
             self._ask_resend(store, start)
         if arrived_at or rounds or self.refused != refused:
-            self._publish_standings(arrived_at)
+            self._arrived = (self._arrived or []) + arrived_at
+        if rounds:
+            self._published_at = 0.0  # a round change shows at once
 
     def _take(self, db: ClubDB, item: _Arrived, arrived_at: list[float],
               resend: dict[str, int]) -> None:
@@ -248,6 +263,7 @@ class ClubServer:
         self.hub.publish(report)
         published = self.clock()
         self.delays.extend(published - at for at in arrived_at)
+        self._arrived, self._published_at = None, time.monotonic()
 
 
 def create_club_app(server: ClubServer, *, pin: str | None = None) -> ASGIApp:
