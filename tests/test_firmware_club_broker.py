@@ -336,3 +336,28 @@ def test_the_page_serves_standings_and_rounds_need_the_pin(tmp_path: Path,
         assert no_pin.post("/api/round", json={"action": "start"}).status_code == 403
     finally:
         server.stop()
+
+
+def test_the_device_program_publishes_when_its_config_has_a_club_table(
+        tmp_path: Path, broker: MosquittoBroker) -> None:
+    server = club_server(broker, tmp_path / "club.sqlite3")
+    config = write_club_config(tmp_path / "config.toml", broker, "table-5")
+    config.write_text(config.read_text() + "[web]\nenabled = false\n")
+    path = tmp_path / "events.sqlite3"
+    try:
+        done = subprocess.run(cli("run", "--config", str(config), "--store", str(path),
+                                  "--max-seconds", "1.5"), capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr.decode()
+        out = done.stdout.decode()
+        assert f"club: board 'table-5' publishing to {broker.url}" in out
+        wait_until(lambda: caught_up(server, path), timeout_s=20, what="the device's rows")
+        board = next(b for b in report(server)["boards"] if b["board"] == "table-5")
+        assert board["next"] == Game.replay(
+            json.loads(line) for line in _lines(path)).next
+    finally:
+        server.stop()
+
+
+def _lines(path: Path) -> list[str]:
+    with EventStore.open(path, readonly=True) as store:
+        return list(store.lines)
