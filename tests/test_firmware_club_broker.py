@@ -352,8 +352,16 @@ def test_the_device_program_publishes_when_its_config_has_a_club_table(
         assert f"club: board 'table-5' publishing to {broker.url}" in out
         wait_until(lambda: caught_up(server, path), timeout_s=20, what="the device's rows")
         board = next(b for b in report(server)["boards"] if b["board"] == "table-5")
-        assert board["next"] == Game.replay(
-            json.loads(line) for line in _lines(path)).next
+        game = Game.replay(json.loads(line) for line in _lines(path))
+        assert board["next"] == game.next
+        # The retained "now" message: the live table for any other subscriber.
+        import paho.mqtt.subscribe as subscribe
+
+        now = json.loads(subscribe.simple("cribbage/club/table-5/now", hostname="127.0.0.1",
+                                          port=broker.port, retained=True).payload)
+        assert (now["board"], now["last_id"], now["next"]) == ("table-5", last_id(path),
+                                                               game.next)
+        assert now["players"] == list(game.players)
     finally:
         server.stop()
 

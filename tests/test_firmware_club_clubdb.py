@@ -75,6 +75,10 @@ def test_a_whole_game_is_counted_as_the_engine_replays_the_store(tmp_path: Path,
     assert ingest(db, sent) == ["repeat"] * len(sent)  # sent twice: nothing changes
     assert db.report()["standings"] == before["standings"]
     assert len(db.games()) == 1
+    # The board renamed: the same store's rows under the new name change only the name.
+    renamed = [dataclasses.replace(m, board="table-one") for m in sent]
+    assert ingest(db, renamed) == ["repeat"] * len(sent)
+    assert [b["board"] for b in db.boards()] == ["table-one"] and len(db.games()) == 1
 
 
 def test_two_boards_with_the_same_row_ids_never_collide(tmp_path: Path, db: ClubDB) -> None:

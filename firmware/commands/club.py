@@ -85,8 +85,13 @@ def _roster(path: Path | None) -> Any:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    import logging
+
     from firmware.club.server import ClubServer, serve_club
     from firmware.club.settings import TOPIC_PREFIX, parse_broker
+
+    # Refused messages and resend requests are logged (journald under systemd).
+    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
 
     broker = parse_broker(args.broker)
     if not 0 <= args.port <= 65535:
