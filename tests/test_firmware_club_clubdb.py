@@ -42,7 +42,8 @@ def rows(path: Path, board: str) -> list[EventMessage]:
     try:
         pending = outbox.pending(limit=100_000)
         assert pending.store is not None
-        return [EventMessage(board, pending.store, r.id, r.match, r.crc, r.at, r.line, r.undone)
+        return [EventMessage(board, pending.store, r.id, r.match, r.crc, r.at, r.line, r.undone,
+                             r.lost)
                 for r in pending.rows]
     finally:
         outbox.close()
@@ -224,3 +225,26 @@ def test_the_cursor_is_written_at_most_once_a_second_and_on_close(tmp_path: Path
     outbox.mark_sent(outbox.pending(limit=2).rows)
     outbox.close()                     # closing writes what is left
     assert written() == 0
+
+
+def test_a_row_a_store_repair_lost_stops_counting_and_leaves_no_gap(tmp_path: Path,
+                                                                     db: ClubDB) -> None:
+    import sqlite3
+
+    path = tmp_path / "t.sqlite3"
+    events = simulate_game(random.Random(10), ("Ann", "Bob"), {"target": 121})
+    store = played(path, seed=10, upto=30)
+    store.close()
+    ingest(db, rows(path, "t"))
+    with sqlite3.connect(path) as conn:  # row 30 goes bad on the card
+        conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = 30")
+    conn.close()
+    repaired = EventStore.open(path, clock=fake_clock(2000.0))
+    assert repaired.recovery is not None and [e.id for e in repaired.recovery.lost] == [30]
+    repaired.append(events[29])  # the players lay that card again: row 31
+    sent = rows(path, "t")       # the repair kept no outbox: everything goes again
+    assert [(m.id, m.lost) for m in sent[-2:]] == [(30, True), (31, False)]
+    assert ingest(db, sent) == ["repeat"] * 29 + ["kept", "kept"]
+    assert db.match_lines(sent[0].store, 1) == list(repaired.lines)
+    assert db.last_id(sent[0].store) == 31
+    repaired.close()

@@ -50,7 +50,7 @@ CREATE TABLE IF NOT EXISTS rows (
     crc    INTEGER NOT NULL,
     at     REAL NOT NULL,
     line   TEXT NOT NULL,
-    undone INTEGER NOT NULL,
+    undone INTEGER NOT NULL,            -- 1: undone; 2: lost by a repair of the board's store
     PRIMARY KEY (store, id)
 );
 CREATE INDEX IF NOT EXISTS rows_by_match ON rows(store, match, id);
@@ -240,6 +240,8 @@ class ClubDB:
     def _place(self, row: EventMessage, last_id: int, newest: int | None,
                touched: set[tuple[str, int]]) -> Ingested:
         conn = self._conn
+        if row.lost:
+            return self._lose(row, last_id, touched)
         if row.id > last_id:
             if row.id > last_id + 1:
                 return Ingested("gap", f"expected row {last_id + 1}, got {row.id}",
@@ -273,6 +275,30 @@ class ClubDB:
             self._refold(row.store, match, row.board, touched)
         log.info("club: board %r's store rewrote its rows from id %s (recovered)",
                  row.board, row.id)
+        return Ingested("kept")
+
+    def _lose(self, row: EventMessage, last_id: int, touched: set[tuple[str, int]]
+              ) -> Ingested:
+        """An id the board's store repair could not keep: what is held under it stops
+        counting (its match is folded again without it), and the id is no gap."""
+        conn = self._conn
+        if row.id > last_id + 1:
+            return Ingested("gap", f"expected row {last_id + 1}, got {row.id}", last_id + 1)
+        if row.id == last_id + 1:
+            conn.execute("INSERT INTO rows (store, id, match, crc, at, line, undone) "
+                         "VALUES (?, ?, ?, 0, ?, '', 2)", (row.store, row.id, row.match, row.at))
+            head = self._head(row.store)
+            self._heads[row.store] = (row.id, head[1])
+            return Ingested("kept")
+        kept = conn.execute("SELECT match, undone FROM rows WHERE store = ? AND id = ?",
+                            (row.store, row.id)).fetchone()
+        if kept is None or kept[1] == 2:
+            return Ingested("repeat")
+        conn.execute("UPDATE rows SET undone = 2 WHERE store = ? AND id = ?",
+                     (row.store, row.id))
+        touched.add((row.store, kept[0]))
+        self._refold(row.store, kept[0], row.board, touched)
+        log.info("club: board %r's store lost row %s in a repair", row.board, row.id)
         return Ingested("kept")
 
     @staticmethod

@@ -5,6 +5,7 @@ Topics (``P`` is ``[club] topic_prefix``, ``cribbage/club`` by default; ``B`` th
 - ``P/B/event`` (QoS 1): one row of the board's store, in store order. A row is sent
   again when it is undone (``undone: true``) and whenever the board is asked to
   resend; the consumer keys rows by (``store``, ``id``), so repeats change nothing.
+  An id a repair of the store could not keep comes as ``lost: true`` with no line.
 - ``P/B/now`` (QoS 1, retained): the live table after each change, with ``last_id``,
   the newest row the board has stored, so a consumer sees what it is missing.
 - ``P/B/resend`` (QoS 1, club server to board): ``{"store": ..., "from": N}`` asks for
@@ -82,11 +83,12 @@ class EventMessage:
     at: float
     line: str
     undone: bool = False
+    lost: bool = False
 
     def payload(self) -> bytes:
         return _dump({"v": 1, "board": self.board, "store": self.store, "id": self.id,
                       "match": self.match, "crc": self.crc, "at": self.at, "line": self.line,
-                      "undone": self.undone})
+                      "undone": self.undone, "lost": self.lost})
 
     @classmethod
     def parse(cls, payload: bytes, *, board: str) -> EventMessage:
@@ -97,7 +99,10 @@ class EventMessage:
         if said != board:
             raise MessageError(f"payload names board {said!r} on the topic of board {board!r}")
         row_id, match, crc = (_field(data, k, int) for k in ("id", "match", "crc"))
-        if row_id < 1 or match < 1 or not 0 <= crc < 2 ** 32:
+        lost = data.get("lost", False)
+        if not isinstance(lost, bool):
+            raise MessageError(f"lost is not true or false: {lost!r}")
+        if row_id < 1 or match < (0 if lost else 1) or not 0 <= crc < 2 ** 32:
             raise MessageError(f"id, match and crc out of range: {row_id!r}, {match!r}, {crc!r}")
         at = _field(data, "at", (int, float))
         if not math.isfinite(at):
@@ -107,7 +112,7 @@ class EventMessage:
             raise MessageError(f"store is not a store id: {store!r}")
         line = _field(data, "line", str)
         return cls(board, store, row_id, match, crc, float(at), line,
-                   _field(data, "undone", bool))
+                   _field(data, "undone", bool), lost)
 
 
 @dataclass(frozen=True, slots=True)

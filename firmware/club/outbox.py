@@ -20,6 +20,7 @@ its rows again from the first; the club server drops what it already has.
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import time
 from collections.abc import Callable
@@ -36,12 +37,16 @@ _SCHEMA = (
 
 @dataclass(frozen=True, slots=True)
 class OutboxRow:
+    """A row to publish; ``lost`` is an id a store repair could not keep (its ``lost``
+    table): sent so the consumer drops what it held under it and sees no gap."""
+
     id: int
     match: int
     crc: int
     at: float
     line: str
     undone: bool
+    lost: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,12 +154,33 @@ class Outbox:
             new = conn.execute(
                 "SELECT id, match, crc, at, line, undone_at FROM events WHERE id > ? "
                 "ORDER BY id LIMIT ?", (self._sent, limit + 1)).fetchall()
+            lost = self._lost(limit)
             last = conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
         finally:
             conn.execute("COMMIT")
-        rows = tuple(OutboxRow(r[0], r[1], r[2], r[3], r[4], r[5] is not None)
-                     for r in undone + new[:limit])
-        return Pending(self._store, rows, last, len(new) > limit)
+        fresh = sorted([OutboxRow(r[0], r[1], r[2], r[3], r[4], r[5] is not None) for r in new]
+                       + lost, key=lambda r: r.id)
+        rows = tuple([OutboxRow(r[0], r[1], r[2], r[3], r[4], True) for r in undone]
+                     + fresh[:limit])
+        return Pending(self._store, rows, max([last, *(r.id for r in lost)]),
+                       len(fresh) > limit)
+
+    def _lost(self, limit: int) -> list[OutboxRow]:
+        """Ids past the cursor that a repair of the store recorded as lost."""
+        conn = self._conn
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'lost'").fetchall():
+            return []  # a store from before repairs kept a list
+        out = []
+        for event_id, place, at in conn.execute(
+                "SELECT id, place, at FROM lost WHERE id > ? ORDER BY id LIMIT ?",
+                (self._sent, limit + 1)):
+            try:  # place: [[match, game], ...] where the event belonged
+                first = json.loads(place)[0]
+                match = int(first[0] if isinstance(first, list) else first)
+            except (ValueError, TypeError, IndexError, KeyError):
+                match = 0
+            out.append(OutboxRow(event_id, match, 0, float(at), "", True, lost=True))
+        return out
 
     def mark_sent(self, rows: tuple[OutboxRow, ...]) -> None:
         """Records rows the broker acknowledged (all of one ``pending`` batch); written to
