@@ -378,8 +378,9 @@ def run(args: argparse.Namespace) -> int:
         club = None
         if publisher is not None:
             if not publisher.flush(store.last_id, timeout_s=30.0):
+                # stderr: --json prints only its one object on stdout
                 print(f"club: the broker has not acknowledged every event "
-                      f"({publisher.sent} of {store.last_id})", flush=True)
+                      f"({publisher.sent} of {store.last_id})", file=sys.stderr, flush=True)
             publisher.stop()
             club = {"board": publisher.config.board, "sent": publisher.sent}
         result = {"players": list(players), "seed": args.seed, "finished": finished,
