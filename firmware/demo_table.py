@@ -35,17 +35,24 @@ from engine.cards import DECK, Card
 from engine.simulate import DealScript
 from firmware.loop import DeviceLoop, Recogniser
 from firmware.table import ButtonAction, ManualCard, ManualSpread
+from vision.camera_model import CAMERA_MODULE_3
+from vision.cardart import CARD_ASPECT
 from vision.scene import CRIB, STARTER, SceneSettings, Script, TableLayout
 from vision.scene_camera import SceneCamera, SteppingClock
 from vision.tracker import CardAppeared, CardTracker, Seen, TableEvent
 
 __all__ = ["GameFilm", "Moment", "VisionTable", "Tally", "DemoError", "cut_cards",
-           "DEMO_SCENE"]
+           "DEMO_SCENE", "IDEAL_SCENE"]
 
-#: Scene settings for the demo: light enough to film a 121 game in about a minute (glare
-#: and heavy blur cost drawing time and make the recogniser miss more), a hand in the
-#: first frame of each step, three more frames for the tracker's three steady readings.
-DEMO_SCENE = SceneSettings(frames_per_step=4, hand_frames=1, glare=False, blur=0.6, noise=2.0)
+#: Scene settings for the demo: filmed by a Camera Module 3 1.0 m over the table at
+#: 1280x720 (``vision.camera_model``: cards about 61x86 px, lens blur, sensor noise, JPEG,
+#: falloff, a warm cast, a smeared hand), a hand in the first frame of each step, three
+#: more frames for the tracker's three steady readings. No glare: it costs drawing time.
+DEMO_SCENE = SceneSettings(frames_per_step=4, hand_frames=1, glare=False,
+                           camera=CAMERA_MODULE_3)
+#: The crisp drawing of old (``--camera ideal``): large cards (a fifth of the frame's
+#: height), mild blur and noise, no camera model. It reads nearly every card.
+IDEAL_SCENE = SceneSettings(frames_per_step=4, hand_frames=1, glare=False, blur=0.6, noise=2.0)
 
 
 class DemoError(RuntimeError):
@@ -306,9 +313,12 @@ class VisionTable:
             from vision.detection import CameraRecogniser
 
             recognise = CameraRecogniser()
-        self.film = GameFilm.from_log(truth, rng=rng)
+        players = len(truth[0]["players"]) if truth and "players" in truth[0] else 2
+        self.film = GameFilm.from_log(
+            truth, rng=rng, layout=TableLayout.for_camera(players, settings.camera))
         self.rng = rng
         self.clock = clock
+        self.settings = settings
         self.tally = Tally()
         self.camera = SceneCamera(self.film.script, clock=clock, rng=scene_rng,
                                   settings=settings, fps=fps, pause=pause)
@@ -328,7 +338,19 @@ class VisionTable:
 
     def report(self) -> dict[str, Any]:
         """The demo's ``--json`` counts: what the camera read and what went in by hand."""
-        return {**self.tally.to_json(), "frames_saved": self.pictures}
+        return {**self.tally.to_json(), "frames_saved": self.pictures,
+                "camera_model": self.camera_model()}
+
+    def camera_model(self) -> dict[str, Any]:
+        """The camera the table was filmed with, and the card size in pixels it gives."""
+        camera, size = self.settings.camera, self.camera.size
+        card = self.film.script.layout.card_height * size[1] / self.film.script.layout.size[1]
+        out: dict[str, Any] = {"name": camera.name if camera else "ideal",
+                               "resolution": list(size),
+                               "card_px": [round(card * CARD_ASPECT), round(card)]}
+        if camera is not None:
+            out["height_m"] = camera.height
+        return out
 
     def play(self, loop: DeviceLoop) -> Iterator[Moment]:
         """Films the game moment by moment into ``loop``; stops once the game is over."""

@@ -41,6 +41,7 @@ import numpy as np
 
 from engine.cards import Card
 from engine.simulate import DealScript, deal_cards, play_order
+from vision.camera_model import CameraModel, falloff_gain, moving_layer, uneven_gain
 from vision.cardart import CARD_ASPECT, CardStyle, render_back, render_card
 from vision.zones import CRIB, STARTER, TableZones, default_markers
 
@@ -110,6 +111,14 @@ class TableLayout:
         return cls(size, ch, seats[players], ((0.5 - spread) * w, 0.5 * h),
                    ((0.5 + spread) * w, 0.5 * h))
 
+    @classmethod
+    def for_camera(cls, players: int, camera: CameraModel | None) -> TableLayout:
+        """Seats for ``players`` with cards as large as ``camera`` sees them (a card's
+        height over the field of view's height); None keeps the drawn table's large cards."""
+        if camera is None:
+            return cls.for_players(players)
+        return cls.for_players(players, card_height=camera.card_fraction())
+
     @property
     def card_width(self) -> float:
         return self.card_height * CARD_ASPECT
@@ -171,11 +180,11 @@ class Script:
     steps: tuple[Step, ...]
 
     @classmethod
-    def two_player_deal(cls, seed: int) -> Script:
+    def two_player_deal(cls, seed: int, *, layout: TableLayout | None = None) -> Script:
         """Ann and Bob's deal from a seeded shuffle, Ann dealing: the deal the lab decks and
         the vision benchmarks film, so that one seed names one table everywhere."""
         rng = random.Random(seed)
-        return cls.from_deal(deal_cards(rng, 2, 0), ("Ann", "Bob"), rng)
+        return cls.from_deal(deal_cards(rng, 2, 0), ("Ann", "Bob"), rng, layout=layout)
 
     @classmethod
     def from_deal(cls, deal: DealScript, players: Sequence[str], rng: random.Random, *,
@@ -395,6 +404,11 @@ class SceneSettings:
     # A card's face at a height in pixels (BGRA), for decks drawn elsewhere (training's
     # real themes); None draws faces in ``style``. Backs are always drawn in ``style``.
     faces: Callable[[Card, int], np.ndarray] | None = None
+    # The camera that films the table (``vision.camera_model``): its lens, sensor and
+    # encoder replace ``blur`` and ``noise``, and the lamp loses its built-in vignette (the
+    # camera's falloff stands for it). None draws the crisp table of old. Build the script's
+    # layout with ``TableLayout.for_camera`` so cards get the camera's pixel size.
+    camera: CameraModel | None = None
 
     def __post_init__(self) -> None:
         if self.frames_per_step < 1 or not 0 <= self.hand_frames <= self.frames_per_step:
@@ -457,7 +471,7 @@ class SceneRenderer:
         if table == "random":
             table = "wood" if scene.random() < 0.6 else "cloth"
         self._table = _wood(scene, (w, h)) if table == "wood" else _cloth(scene, (w, h))
-        self._light, lamp = _lamp(scene, (w, h))
+        self._light, lamp = _lamp(scene, (w, h), vignette=self.settings.camera is None)
         self._shadow_dir = np.array([w / 2 - lamp[0], h / 2 - lamp[1]])
         self._shadow_dir *= 0.012 * h / max(1.0, float(np.hypot(*self._shadow_dir)))
         self._shadow_dir += np.array([0.004, 0.008]) * h
@@ -471,6 +485,11 @@ class SceneRenderer:
         self._card_px = max(48, round(script.layout.card_height * sy))
         self._art: dict[tuple[Card | None, bool], np.ndarray] = {}
         self._full: dict[str, np.ndarray] | None = None
+        self._gain: np.ndarray | None = None  # the camera's falloff and uneven light
+        camera = self.settings.camera
+        if camera is not None:
+            self._gain = falloff_gain((w, h), corner=camera.falloff) * uneven_gain(
+                (w, h), amount=camera.uneven, angle=float(scene.uniform(0, 360)))
 
     # -- geometry ----------------------------------------------------------------------------
 
@@ -537,7 +556,16 @@ class SceneRenderer:
         hand_mask = None
         if step.actor is not None and step.target is not None and within < settings.hand_frames:
             progress = within / max(1, settings.hand_frames)
+            still = image.copy() if settings.camera is not None else None
             hand_mask = self._hand(image, step.actor, step.target, progress, rng)
+            if settings.camera is not None and still is not None:
+                # The hand withdraws toward its edge during the exposure: it (and its
+                # shadow) smear along that line while the table stays sharp.
+                edge = self.to_frame(np.array([self.script.layout.seats[step.actor].edge]))[0]
+                tip = self.to_frame(np.array([step.target]))[0]
+                angle = math.degrees(math.atan2(tip[1] - edge[1], tip[0] - edge[0]))
+                image = moving_layer(still, image, hand_mask,
+                                     length=settings.camera.smear(self.size), angle=angle)
         image = self._film(image, index, rng)
         truth = self._truth(step, quads, hand_mask)
         return SceneFrame(index, step_no, step.label, image, truth)
@@ -672,6 +700,8 @@ class SceneRenderer:
         np.multiply(out, balance, out=out)
         if "glare" in full:
             cv2.scaleAdd(full["glare"], 0.8 + 0.2 * math.sin(0.7 * t + ph[2]), out, dst=out)
+        if s.camera is not None:
+            return s.camera.capture(out, gain=self._gain, rng=rng)
         sigma = s.blur * self.size[1] / 720 * rng.uniform(0.35, 1.0)
         if sigma > 0.2:
             out = cv2.GaussianBlur(out, (0, 0), sigma)
@@ -775,17 +805,20 @@ def _cloth(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
     return np.clip(base[None, None, :] * tone[..., None], 0, 255).astype(np.uint8)
 
 
-def _lamp(rng: np.random.Generator, size: tuple[int, int]) -> tuple[np.ndarray, Point]:
-    """Light over the table: a lamp's hotspot and the lens's vignette, as a gain image."""
+def _lamp(rng: np.random.Generator, size: tuple[int, int], *, vignette: bool = True
+          ) -> tuple[np.ndarray, Point]:
+    """Light over the table: a lamp's hotspot and (for the crisp drawing, which has no
+    camera model) the lens's vignette, as a gain image."""
     w, h = size
     lamp = (rng.uniform(0.2, 0.8) * w, rng.uniform(0.1, 0.6) * h)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     d2 = ((xx - lamp[0]) ** 2 + (yy - lamp[1]) ** 2) / (rng.uniform(0.5, 0.9) * w) ** 2
     hot = np.exp(-d2 * 2.0)
     r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-    vignette = 1 - rng.uniform(0.15, 0.35) * r2
+    lens = 1 - rng.uniform(0.15, 0.35) * r2
     level = rng.uniform(0.8, 0.95)
-    return (level * (0.78 + 0.32 * hot) * vignette).astype(np.float32), lamp
+    gain = level * (0.78 + 0.32 * hot) * (lens if vignette else 1.0)
+    return gain.astype(np.float32), lamp
 
 
 def _glare(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:

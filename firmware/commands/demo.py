@@ -199,12 +199,32 @@ class ScriptedTable:
 
 
 def _vision_table(truth: Sequence[Mapping[str, Any]], *, clock: SteppedClock,
-                  rng: random.Random, seed: int, frames: Path | None) -> Any:
-    """``--camera vision``: the game filmed at a drawn table and read by the recogniser."""
-    from firmware.demo_table import VisionTable
+                  rng: random.Random, seed: int, frames: Path | None, args: argparse.Namespace
+                  ) -> Any:
+    """``--camera vision``: the game filmed at a drawn table through a camera model and read
+    by the recogniser; ``--camera ideal``: the crisp drawing, no camera model."""
+    from firmware.demo_table import DEMO_SCENE, IDEAL_SCENE, VisionTable
 
+    if args.camera == "ideal":
+        settings = IDEAL_SCENE
+    else:
+        camera = replace(DEMO_SCENE.camera, height=args.camera_height) \
+            if DEMO_SCENE.camera is not None else None
+        settings = replace(DEMO_SCENE, size=args.resolution, camera=camera)
     return VisionTable(truth, clock=clock, rng=rng, scene_rng=np.random.default_rng(seed),
-                       frames_dir=frames)
+                       frames_dir=frames, settings=settings)
+
+
+def _resolution(text: str) -> tuple[int, int]:
+    """``WxH`` (e.g. 1280x720) as a frame size."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"resolution must be WIDTHxHEIGHT, not {text!r}"
+                                         ) from None
+    if not (160 <= w <= 4608 and 120 <= h <= 2592):
+        raise argparse.ArgumentTypeError(f"resolution must be 160x120 to 4608x2592, not {text!r}")
+    return (w, h)
 
 
 # -- the command -------------------------------------------------------------------------------
@@ -225,9 +245,16 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--store", type=Path,
                         help="event store to write (default: a temporary file)")
     parser.add_argument("--target", type=int, choices=(61, 121), default=121)
-    parser.add_argument("--camera", choices=("vision", "scripted"), default="vision",
-                        help="vision (default): film a drawn table and read it with the card "
-                             "recogniser; scripted: hand the loop the tracker's facts (fast)")
+    parser.add_argument("--camera", choices=("vision", "ideal", "scripted"), default="vision",
+                        help="vision (default): film a drawn table through a camera model (a "
+                             "Camera Module 3) and read it with the card recogniser; ideal: "
+                             "the crisp drawing with large cards; scripted: hand the loop the "
+                             "tracker's facts (fast)")
+    parser.add_argument("--resolution", type=_resolution, default=(1280, 720), metavar="WxH",
+                        help="with --camera vision, the camera's frame size (default 1280x720)")
+    parser.add_argument("--camera-height", type=float, default=1.0, metavar="M",
+                        help="with --camera vision, the camera's height over the table in "
+                             "metres (default 1.0: cards about 61x86 px at 1280x720)")
     parser.add_argument("--frames", type=Path, metavar="DIR",
                         help="with --camera vision, keep camera frames with the cards found "
                              "outlined: each deal's crib and every frame a card was missed in")
@@ -276,8 +303,10 @@ def run(args: argparse.Namespace) -> int:
         from firmware.web.address import check_host
 
         check_host(args.host)  # a bad address is refused before the game starts
-    if args.frames is not None and args.camera != "vision":
-        raise UsageError("--frames needs --camera vision")
+    if args.frames is not None and args.camera == "scripted":
+        raise UsageError("--frames needs --camera vision or ideal")
+    if not 0.2 <= args.camera_height <= 5:
+        raise UsageError(f"--camera-height must be 0.2 to 5 metres, not {args.camera_height!r}")
     if args.web is not None and not 0 <= args.web <= 65535:
         raise UsageError(f"--web must be a port number, not {args.web!r}")
     pause = args.step_seconds if args.step_seconds is not None else (
@@ -293,7 +322,7 @@ def run(args: argparse.Namespace) -> int:
     clock = SteppedClock()
     table: Any = (ScriptedTable(events, clock=clock, rng=rng) if args.camera == "scripted" else
                   _vision_table(events, clock=clock, rng=rng, seed=args.seed,
-                                frames=args.frames))
+                                frames=args.frames, args=args))
 
     said: list[str] = []
     rejected: list[str] = []

@@ -1,0 +1,169 @@
+"""Real photos through the device's live path: camera frames -> recogniser -> tracker -> flow.
+
+The drawn table (``firmware.demo_table``) says how the loop follows a game;
+only real pixels say how it follows a real table. ``PhotoCamera`` plays
+labelled photos as a camera mounted over them would deliver them: each photo
+scaled to the camera's frame size (cards as small as that camera sees them),
+held for a number of frames as a table that nobody touches, then a cleared
+table (the photo's border colour) long enough for the tracker to let its
+cards go, then the next.
+``play_photos`` drives the real ``DeviceLoop`` with the device's recogniser
+and ``CardTracker`` over them and checks, at the end of each photo, the cards
+the tracker reported against the photo's labels: right, missed, wrong.
+
+Labels are read only to check: the loop and the recogniser see frames, never
+a file name.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from engine.cards import Card
+from vision.sources import Frame
+from vision.tracker import CardAppeared, CardTracker, Seen, TableEvent
+
+__all__ = ["PhotoCamera", "PhotoResult", "fit_frame", "play_photos"]
+
+
+def fit_frame(photo: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``photo`` scaled to fit a ``size`` (w, h) frame whole, the rest filled with the
+    colour of the photo's own border (a 3:2 photo in a 16:9 frame: bands at the sides)."""
+    w, h = size
+    ph, pw = photo.shape[:2]
+    scale = min(w / pw, h / ph)
+    nw, nh = max(1, round(pw * scale)), max(1, round(ph * scale))
+    small = cv2.resize(photo, (nw, nh), interpolation=cv2.INTER_AREA)
+    border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
+    out = np.empty((h, w, 3), np.uint8)
+    out[:] = np.median(border, axis=0).astype(np.uint8)
+    x, y = (w - nw) // 2, (h - nh) // 2
+    out[y:y + nh, x:x + nw] = small
+    return out
+
+
+class PhotoCamera:
+    """A ``FrameSource`` that shows each of ``photos`` (frames ready at the camera's size)
+    for ``frames_each`` frames at ``fps`` on the caller's clock, then the cleared table for
+    ``clear_frames``; after the last it returns None (nothing more to show)."""
+
+    name = "photos"
+
+    def __init__(self, photos: Sequence[np.ndarray], *, frames_each: int, clear_frames: int,
+                 fps: float, clock: Callable[[], float], advance: Callable[[float], None]
+                 ) -> None:
+        if frames_each < 1 or clear_frames < 0 or fps <= 0:
+            raise ValueError(f"need frames_each >= 1, clear_frames >= 0 and fps > 0, not "
+                             f"{frames_each!r}, {clear_frames!r}, {fps!r}")
+        self.photos = list(photos)
+        self.frames_each, self.clear_frames, self.fps = frames_each, clear_frames, fps
+        self.clock, self.advance = clock, advance
+        self.frames = 0
+        self.showing: int | None = None  # the photo in the last frame read; None: cleared
+
+    def read(self, timeout: float = 0.5) -> Frame | None:
+        period = self.frames_each + self.clear_frames
+        photo, within = divmod(self.frames, period)
+        if photo >= len(self.photos):
+            self.advance(timeout)
+            return None
+        self.advance(1.0 / self.fps)
+        image = self.photos[photo]
+        self.showing = photo if within < self.frames_each else None
+        if self.showing is None:
+            image = np.full_like(image, image[0, 0])  # fit_frame's border colour
+        self.frames += 1
+        return Frame(image, self.clock(), self.frames)
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass(frozen=True, slots=True)
+class PhotoResult:
+    """One photo as the loop reported it: the tracker's cards at the photo's last frame."""
+
+    cards: frozenset[Card]  # the labels (checking only)
+    reported: frozenset[Card]
+    wrong_events: int  # CardAppeared reports of a card not in the photo, while it showed
+
+    @property
+    def right(self) -> int:
+        return len(self.reported & self.cards)
+
+    @property
+    def missed(self) -> int:
+        return len(self.cards - self.reported)
+
+    @property
+    def wrong(self) -> int:
+        return len(self.reported - self.cards)
+
+
+class _Watch(CardTracker):
+    """The real tracker, noting each card it reports with the photo on show."""
+
+    def __init__(self, camera: PhotoCamera, *, frame_size: tuple[int, int]) -> None:
+        super().__init__(frame_size=frame_size)
+        self.camera = camera
+        self.appeared: list[tuple[int | None, CardAppeared]] = []
+
+    def update(self, at: float, detections: Sequence[Seen] | None) -> list[TableEvent]:
+        events = super().update(at, detections)
+        self.appeared += [(self.camera.showing, e) for e in events
+                          if isinstance(e, CardAppeared)]
+        return events
+
+
+def play_photos(photos: Sequence[tuple[np.ndarray, frozenset[Card]]], *,
+                size: tuple[int, int], recognise: Callable[[np.ndarray], Any],
+                frames_each: int = 8, clear_frames: int = 20, fps: float = 10.0
+                ) -> list[PhotoResult]:
+    """Plays ``photos`` (image, labels) at a camera of frame ``size`` through the device
+    loop; returns what the tracker reported for each photo at its last frame. The cleared
+    table between photos (``clear_frames``) should outlast the tracker's vanish_seconds."""
+    from firmware.loop import DeviceLoop
+    from firmware.store import EventStore
+    from firmware.table import TableFlow
+    from hardware.layout import per_side_tracks
+    from hardware.render import Renderer
+    from hardware.strips.simulator import SimulatorStrip
+
+    now = [1000.0]
+
+    def clock() -> float:
+        return now[0]
+
+    def advance(seconds: float) -> None:
+        now[0] += seconds
+
+    frames = [fit_frame(image, size) for image, _ in photos]
+    camera = PhotoCamera(frames, frames_each=frames_each, clear_frames=clear_frames, fps=fps,
+                         clock=clock, advance=advance)
+    watch = _Watch(camera, frame_size=size)
+    layout = per_side_tracks(2)
+    results: list[PhotoResult] = []
+    with tempfile.TemporaryDirectory(prefix="cribbage-photos-") as scratch:
+        store = EventStore.open(Path(scratch) / "events.sqlite3", clock=clock)
+        loop = DeviceLoop(store=store, flow=TableFlow(("Ann", "Bob"), {"target": 121}),
+                          strip=SimulatorStrip(layout), renderer=Renderer(layout), clock=clock,
+                          source=camera, recognise=recognise, tracker=watch,
+                          rng=random.Random(0))
+        loop.start()
+        for k, (_, labels) in enumerate(photos):
+            for _ in range(frames_each):
+                loop.step()
+            wrong = sum(1 for shown, e in watch.appeared if shown == k and e.card not in labels)
+            results.append(PhotoResult(labels, frozenset(watch.cards), wrong))
+            for _ in range(clear_frames):
+                loop.step()
+        store.close()
+    return results
