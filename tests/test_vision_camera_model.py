@@ -124,10 +124,10 @@ def test_chroma_420_keeps_brightness_and_halves_colour_detail() -> None:
 
 
 def test_colour_cast_warms_or_cools_by_the_set_share() -> None:
-    img = np.full((4, 4, 3), 100, np.float32)
+    img = np.full((4, 4, 3), 100, np.uint8)
     warm, cool = colour_cast(img, warmth=0.1), colour_cast(img, warmth=-0.1)
-    assert tuple(warm[0, 0]) == pytest.approx((90, 100, 110))
-    assert tuple(cool[0, 0]) == pytest.approx((110, 100, 90))
+    assert warm.dtype == np.uint8
+    assert tuple(warm[0, 0]) == (90, 100, 110) and tuple(cool[0, 0]) == (110, 100, 90)
 
 
 def test_motion_blur_smears_along_its_angle_only() -> None:
@@ -160,16 +160,31 @@ def test_capture_is_repeatable_noisy_and_softer_than_the_drawing() -> None:
     b = CAMERA_MODULE_3.capture(img, gain=None, rng=np.random.default_rng(2))
     assert a.dtype == np.uint8 and a.shape == img.shape and np.array_equal(a, b)
     assert sharpness(lens_blur(img, sigma=0.7)) < sharpness(img)
-    flat = np.full((64, 64, 3), 128, np.float32)
-    noisy = CAMERA_MODULE_3.capture(flat, gain=None, rng=np.random.default_rng(3))
-    assert 1.0 < float(noisy[..., 1].std()) < 6.0
+
+def test_a_frame_smaller_than_the_sensor_averages_its_noise_away() -> None:
+    # Mid grey: sqrt(128 / 12 + 1.5^2) = 3.6 levels a photosite. A 2304x1296 frame is the
+    # sensor's binned mode itself (demosaicking spreads the noise a little); a 1280x720
+    # frame is scaled down 1.8 times from it, which averages most of the noise away.
+    spread = {}
+    for size in ((1280, 720), (2304, 1296)):
+        flat = np.full((size[1], size[0], 3), 128, np.float32)
+        frame = CAMERA_MODULE_3.capture(flat, gain=None, rng=np.random.default_rng(3))
+        spread[size] = float(frame[..., 1].std())
+        # The warm cast: blue down and red up by 6 %.
+        assert tuple(frame.mean(axis=(0, 1))) == pytest.approx((120.3, 128, 135.7), abs=1)
+    assert 2.5 < spread[(2304, 1296)] < 3.6
+    assert 1.0 < spread[(1280, 720)] < 0.6 * spread[(2304, 1296)]
+    assert CAMERA_MODULE_3.sensor_mode((1280, 720)) == (2304, 1296)
+    assert CAMERA_MODULE_3.sensor_mode((4608, 2592)) == (4608, 2592)
 
 
 def test_settings_no_camera_has_are_refused_in_words() -> None:
     with pytest.raises(CameraModelError, match="mounting height must be 0.2 to 5 m, not 9"):
         CameraModel(height=9)
-    with pytest.raises(CameraModelError, match="jpeg_quality must be 1 to 100 or None, not 0"):
+    with pytest.raises(CameraModelError, match="jpeg_quality must be 1 to 100, not 0"):
         CameraModel(jpeg_quality=0)
+    with pytest.raises(CameraModelError, match="encoding must be rgb, yuv420 or jpeg, not 'png'"):
+        CameraModel(encoding="png")
     with pytest.raises(CameraModelError, match="field of view must be 10 to 170 degrees"):
         CameraModel(hfov=5)
 

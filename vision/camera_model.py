@@ -20,7 +20,11 @@ under it, low enough that the 66 degree lens still frames a card table.
 Effect order follows the light: the table under its lamp, the hand's motion
 during the exposure, the lens (blur, falloff), the sensor (a Bayer mosaic with
 shot and read noise), the image processor (demosaicking, white balance that
-leaves a cast), then the encoder (4:2:0 chroma and JPEG).
+leaves a cast, scaling to the frame size), then the encoder (none for the Pi
+camera's RGB frames; 4:2:0 chroma for a YUV stream; JPEG for a webcam's MJPEG).
+
+Left out: the image processor's own denoising and sharpening (the noise
+figures stand for what is left after them), rolling shutter, flicker.
 """
 
 from __future__ import annotations
@@ -31,10 +35,12 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-__all__ = ["CameraModelError", "CameraModel", "CAMERA_MODULE_3", "CARD_MM", "lens_blur",
-           "sensor_noise", "mosaic", "demosaic", "chroma_420", "jpeg", "falloff_gain",
-           "falloff", "uneven_gain", "colour_cast", "motion_blur", "moving_layer",
-           "sharpness"]
+__all__ = ["CameraModelError", "CameraModel", "CAMERA_MODULE_3", "USB_WEBCAM", "CAMERAS",
+           "CARD_MM", "lens_blur", "sensor_noise", "mosaic", "demosaic", "scale_down",
+           "chroma_420", "jpeg", "falloff_gain", "falloff", "uneven_gain", "colour_cast",
+           "motion_blur", "moving_layer", "sharpness"]
+
+_SLACK = 64  # how much larger than the sensor a noise field is, for random windows
 
 #: A poker-size playing card, width and height in millimetres.
 CARD_MM = (63.5, 88.9)
@@ -49,12 +55,18 @@ class CameraModel:
     """A camera over the table. Angles in degrees, lengths in metres, blur in output pixels,
     noise in grey levels (0-255), ``falloff`` and ``uneven`` as the share of light lost.
 
-    ``electrons`` is the photo-electrons per grey level at the exposure used: shot noise
-    is ``sqrt(level / electrons)`` grey levels (3.3 at mid grey for 12), the room-light
-    figure of a small phone-class sensor after its gain. ``warmth`` > 0 leaves the frame
-    warm (red up, blue down by that share), < 0 cool. ``hand_speed`` (m/s) and
-    ``exposure`` (s) make the smear of a moving hand. ``jpeg_quality`` None skips JPEG
-    and subsamples chroma 4:2:0 as a YUV420 stream does (JPEG subsamples it anyway).
+    ``sensor_modes`` are the sensor's read-out sizes (a Camera Module 3: 2304x1296 binned,
+    4608x2592 full): a frame is mosaicked, made noisy and demosaicked at the smallest mode
+    that covers it, then scaled to its size, as the camera's image processor does; so a
+    1280x720 frame averages away most of the mosaic's colour errors and noise, and a
+    2304x1296 frame keeps them. ``electrons`` is the photo-electrons per grey level of a
+    sensor-mode pixel at the exposure used: its shot noise is ``sqrt(level / electrons)``
+    grey levels (3.3 at mid grey for 12), a small sensor in room light after its gain.
+    ``warmth`` > 0 leaves the frame warm (red up, blue down by that share), < 0 cool.
+    ``hand_speed`` (m/s) and ``exposure`` (s) make the smear of a moving hand.
+    ``encoding``: "rgb" hands the processor's output over as it is (picamera2's RGB888,
+    as the device asks for), "yuv420" subsamples chroma as a YUV420 stream does, "jpeg"
+    encodes at ``jpeg_quality`` (a USB webcam's MJPEG, or frames stored as JPEG files).
     """
 
     name: str = "camera-module-3"
@@ -69,8 +81,9 @@ class CameraModel:
     warmth: float = 0.06
     hand_speed: float = 0.5
     exposure: float = 1 / 50
-    demosaic: bool = True
-    jpeg_quality: int | None = 90
+    sensor_modes: tuple[tuple[int, int], ...] = ((2304, 1296), (4608, 2592))
+    encoding: str = "rgb"
+    jpeg_quality: int = 90
 
     def __post_init__(self) -> None:
         if not (10 <= self.hfov < 170 and 10 <= self.vfov < 170):
@@ -85,9 +98,19 @@ class CameraModel:
         if not (0 <= self.falloff < 1 and 0 <= self.uneven < 1 and -0.5 < self.warmth < 0.5):
             raise CameraModelError(f"need 0 <= falloff, uneven < 1 and |warmth| < 0.5, not "
                                    f"{self.falloff!r}, {self.uneven!r}, {self.warmth!r}")
-        if self.jpeg_quality is not None and not 1 <= self.jpeg_quality <= 100:
-            raise CameraModelError(f"jpeg_quality must be 1 to 100 or None, not "
-                                   f"{self.jpeg_quality!r}")
+        if not 1 <= self.jpeg_quality <= 100:
+            raise CameraModelError(f"jpeg_quality must be 1 to 100, not {self.jpeg_quality!r}")
+        if self.encoding not in ("rgb", "yuv420", "jpeg"):
+            raise CameraModelError(f"encoding must be rgb, yuv420 or jpeg, not "
+                                   f"{self.encoding!r}")
+        if not self.sensor_modes:
+            raise CameraModelError("a camera needs at least one sensor mode")
+
+    def sensor_mode(self, size: tuple[int, int]) -> tuple[int, int]:
+        """The sensor read-out a frame of ``size`` is made from: the smallest that covers it
+        (the largest when none does)."""
+        covering = [m for m in self.sensor_modes if m[0] >= size[0] and m[1] >= size[1]]
+        return min(covering) if covering else max(self.sensor_modes)
 
     def field(self) -> tuple[float, float]:
         """The table area in view (width, height) in metres."""
@@ -111,30 +134,57 @@ class CameraModel:
         """How many pixels a moving hand travels during one exposure at frame ``size``."""
         return 1000 * self.hand_speed * self.exposure / self.mm_per_pixel(size)
 
+    def noise_fields(self, size: tuple[int, int], rng: np.random.Generator, *, count: int = 2
+                     ) -> tuple[np.ndarray, ...]:
+        """Standard-normal fields a little larger than the sensor mode for ``size``: drawing
+        a fresh one per frame was most of a frame's cost, so ``capture`` takes a window of
+        one of these at a random offset instead."""
+        w, h = self.sensor_mode(size)
+        return tuple(rng.standard_normal((h + _SLACK, w + _SLACK), dtype=np.float32)
+                     for _ in range(count))
+
     def capture(self, radiance: np.ndarray, *, gain: np.ndarray | None,
-                rng: np.random.Generator) -> np.ndarray:
+                rng: np.random.Generator, fields: tuple[np.ndarray, ...] = ()) -> np.ndarray:
         """The frame (uint8 BGR) a camera makes of ``radiance`` (float32 BGR, 0-255 scale):
         lens blur, ``gain`` (falloff and uneven light, made once per scene), the sensor's
-        mosaic and noise, demosaicking, the colour cast, then JPEG or 4:2:0 chroma."""
+        mosaic and noise at its read-out size, demosaicking, scaling to the frame's size,
+        the colour cast, then the encoding. ``fields`` (``noise_fields``) stand in for
+        fresh noise: a window of one, picked by ``rng``."""
+        h, w = radiance.shape[:2]
         image = lens_blur(radiance, sigma=self.lens_blur)
         if gain is not None:
             image = image * gain[..., None]
-        if self.demosaic:
-            raw = sensor_noise(mosaic(image), electrons=self.electrons,
-                               read_noise=self.read_noise, rng=rng)
-            out = demosaic(raw)
-        else:
-            out = sensor_noise(image, electrons=self.electrons, read_noise=self.read_noise,
-                               rng=rng)
+        mode = self.sensor_mode((w, h))
+        if mode != (w, h):
+            image = cv2.resize(np.clip(image, 0, 255).astype(np.uint8), mode,
+                               interpolation=cv2.INTER_LINEAR)
+        normal = None
+        if fields:
+            field = fields[int(rng.integers(len(fields)))]
+            dy, dx = (int(v) for v in rng.integers(0, _SLACK + 1, 2))
+            normal = field[dy:dy + mode[1], dx:dx + mode[0]]
+        raw = sensor_noise(mosaic(image), electrons=self.electrons, read_noise=self.read_noise,
+                           rng=rng, normal=normal)
+        out = demosaic(raw)
+        if mode != (w, h):
+            out = scale_down(out, (w, h))
         out = colour_cast(out, warmth=self.warmth)
-        if self.jpeg_quality is not None:
+        if self.encoding == "jpeg":
             return jpeg(out, quality=self.jpeg_quality)
-        return chroma_420(out)
+        if self.encoding == "yuv420":
+            return chroma_420(out)
+        return out
 
 
-#: The realistic default: a Raspberry Pi Camera Module 3 (IMX708, standard lens) 1.0 m
-#: over the table, in room light, its frames JPEG-encoded at quality 90.
+#: The realistic default: a Raspberry Pi Camera Module 3 (IMX708, standard lens, 66 x 41
+#: degrees) 1.0 m over the table, in room light, read as RGB888 as the device does.
 CAMERA_MODULE_3 = CameraModel()
+#: A 1080p USB webcam (a Logitech C920-class lens, 70 x 43 degrees) 1.0 m over the table,
+#: its MJPEG stream at quality 80, one sensor mode at its own size.
+USB_WEBCAM = CameraModel(name="usb-webcam", hfov=70.4, vfov=43.3, lens_blur=0.8,
+                         sensor_modes=((1920, 1080),), encoding="jpeg", jpeg_quality=80)
+#: The camera models by name, for command lines.
+CAMERAS = {"camera-module-3": CAMERA_MODULE_3, "usb-webcam": USB_WEBCAM}
 
 
 # -- the effects -------------------------------------------------------------------------------
@@ -168,12 +218,19 @@ def demosaic(raw: np.ndarray) -> np.ndarray:
 
 
 def sensor_noise(image: np.ndarray, *, electrons: float, read_noise: float,
-                 rng: np.random.Generator) -> np.ndarray:
-    """Shot noise (Poisson: variance ``level / electrons`` grey levels squared) plus read
-    noise (Gaussian, ``read_noise`` levels) on a float image; returns float32, unclipped."""
+                 rng: np.random.Generator, normal: np.ndarray | None = None) -> np.ndarray:
+    """Shot noise (Poisson as a Gaussian: variance ``level / electrons`` grey levels
+    squared) plus read noise (``read_noise`` levels) on an image; returns float32,
+    unclipped. ``normal`` (standard normal, the image's shape) replaces drawing from
+    ``rng``."""
     level = np.maximum(image.astype(np.float32), 0)
-    sd = np.sqrt(level / electrons + read_noise ** 2)
-    return cast_f32(level + sd * rng.standard_normal(level.shape, dtype=np.float32))
+    if normal is None:
+        normal = rng.standard_normal(level.shape, dtype=np.float32)
+    elif normal.shape != level.shape:
+        raise CameraModelError(f"noise of shape {normal.shape!r} for an image of shape "
+                               f"{level.shape!r}")
+    sd = cv2.sqrt(cv2.addWeighted(level, 1 / electrons, level, 0, read_noise ** 2))
+    return cast_f32(cv2.add(level, cv2.multiply(sd, normal)))
 
 
 def cast_f32(image: np.ndarray) -> np.ndarray:
@@ -182,9 +239,20 @@ def cast_f32(image: np.ndarray) -> np.ndarray:
 
 
 def colour_cast(image: np.ndarray, *, warmth: float) -> np.ndarray:
-    """White balance that leaves a cast: red up and blue down by ``warmth`` (cool if < 0)."""
-    gains = np.array([1 - warmth, 1.0, 1 + warmth], np.float32)
-    return cast_f32(np.clip(image.astype(np.float32) * gains, 0, 255))
+    """White balance that leaves a cast: red up and blue down by ``warmth`` (cool if < 0).
+    Keeps the image's type (uint8 saturates at 255)."""
+    out: np.ndarray = cv2.multiply(image, (1 - warmth, 1.0, 1 + warmth, 0.0))
+    return out
+
+
+def scale_down(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The image processor's scaler: a Gaussian against aliasing, then linear resampling.
+    (OpenCV's area resampling at a 1.8 ratio took longer than the rest of a frame.)"""
+    ratio = image.shape[1] / size[0]
+    if ratio > 1:
+        image = cv2.GaussianBlur(image, (0, 0), 0.45 * ratio)
+    out: np.ndarray = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+    return out
 
 
 def chroma_420(image: np.ndarray) -> np.ndarray:

@@ -490,6 +490,7 @@ class SceneRenderer:
         if camera is not None:
             self._gain = falloff_gain((w, h), corner=camera.falloff) * uneven_gain(
                 (w, h), amount=camera.uneven, angle=float(scene.uniform(0, 360)))
+        self._fields = camera.noise_fields((w, h), scene) if camera is not None else ()
 
     # -- geometry ----------------------------------------------------------------------------
 
@@ -701,7 +702,7 @@ class SceneRenderer:
         if "glare" in full:
             cv2.scaleAdd(full["glare"], 0.8 + 0.2 * math.sin(0.7 * t + ph[2]), out, dst=out)
         if s.camera is not None:
-            return s.camera.capture(out, gain=self._gain, rng=rng)
+            return s.camera.capture(out, gain=self._gain, rng=rng, fields=self._fields)
         sigma = s.blur * self.size[1] / 720 * rng.uniform(0.35, 1.0)
         if sigma > 0.2:
             out = cv2.GaussianBlur(out, (0, 0), sigma)
