@@ -1,8 +1,10 @@
 """The demo's game through vision: frame rate, and from a card's stable frame to the LEDs.
 
-    python benchmarks/demo_vision.py [--players N] [--seed N] [--target 61|121] [--json]
+    python benchmarks/demo_vision.py [--players N] [--seed N] [--target 61|121]
+        [--camera camera-module-3|usb-webcam|ideal] [--size WxH] [--json]
 
-Plays one simulated game at a drawn table (``firmware.demo_table``) into the
+Plays one simulated game at a drawn table (``firmware.demo_table``), filmed by
+a camera model (default: a Camera Module 3 1.0 m up at 1280x720), into the
 real ``DeviceLoop`` and times, for every frame in which the tracker reports a
 card (the frame that makes it steady), the wall time from that frame reaching
 the loop to the LED frame the loop pushes for it in the same turn:
@@ -31,7 +33,7 @@ import numpy as np  # noqa: E402
 
 from engine.simulate import simulate_game  # noqa: E402
 from firmware.commands.demo import PLAYERS, SteppedClock  # noqa: E402
-from firmware.demo_table import VisionTable  # noqa: E402
+from firmware.demo_table import VisionTable, demo_scene  # noqa: E402
 from firmware.loop import DeviceLoop  # noqa: E402
 from firmware.store import EventStore  # noqa: E402
 from firmware.table import TableFlow  # noqa: E402
@@ -41,14 +43,16 @@ from hardware.strips.simulator import SimulatorStrip  # noqa: E402
 from vision.tracker import CardAppeared  # noqa: E402
 
 
-def measure(players: int, seed: int, target: int) -> dict[str, Any]:
+def measure(players: int, seed: int, target: int, *, camera: str = "camera-module-3",
+            size: tuple[int, int] = (1280, 720)) -> dict[str, Any]:
     cv2.setNumThreads(1)
     names = PLAYERS[:players]
     rules: dict[str, Any] = {"target": target, **({"partnership": True} if players == 4 else {})}
     rng = random.Random(seed)
     truth = simulate_game(rng, names, rules)
     clock = SteppedClock()
-    table = VisionTable(truth, clock=clock, rng=rng, scene_rng=np.random.default_rng(seed))
+    table = VisionTable(truth, clock=clock, rng=rng, scene_rng=np.random.default_rng(seed),
+                        settings=demo_scene(camera, size=size))
     arrived: list[float] = []  # when this turn's frame reached the loop
     steady: list[bool] = []  # whether the tracker reported a card in it
     latencies: list[float] = []
@@ -106,9 +110,13 @@ def main() -> None:
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--target", type=int, choices=(61, 121), default=61)
+    parser.add_argument("--camera", default="camera-module-3",
+                        help="camera model (vision.camera_model.CAMERAS) or ideal")
+    parser.add_argument("--size", default="1280x720", help="frame size WxH")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = measure(args.players, args.seed, args.target)
+    w, h = (int(v) for v in args.size.lower().split("x"))
+    result = measure(args.players, args.seed, args.target, camera=args.camera, size=(w, h))
     if args.json:
         print(json.dumps(result))
         return

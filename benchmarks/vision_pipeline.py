@@ -1,9 +1,13 @@
 """Speed and reaction time of the live vision loop on a drawn deal, on one core.
 
-    python benchmarks/vision_pipeline.py [--seed N] [--frames-per-step N] [--json]
+    python benchmarks/vision_pipeline.py [--seed N] [--frames-per-step N]
+        [--camera camera-module-3|usb-webcam|ideal] [--size WxH] [--json]
 
-A whole two-player deal is drawn by ``vision.scene`` (1280x720 JPEG frames in a
-temporary folder), then replayed the way the device runs: ``ReplaySource`` ->
+A whole two-player deal is drawn by ``vision.scene`` through a camera model
+(``vision.camera_model``, by default a Camera Module 3 1.0 m over the table at
+1280x720: cards about 61x86 px; PNG frames in a temporary folder, JPEG for a
+camera that encodes JPEG and for ``--camera ideal``, the crisp drawing with
+cards a fifth of the frame tall), then replayed the way the device runs: ``ReplaySource`` ->
 ``recognise`` -> ``CardTracker``, with ``cv2.setNumThreads(1)``. Prints frames
 per second of that loop (drawing the scene is not timed), and the latency from
 the first frame in which a newly laid card lies face up to its ``CardAppeared``
@@ -38,22 +42,35 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from vision.camera_model import camera_named  # noqa: E402
 from vision.classifier import MODEL_PATH  # noqa: E402
 from vision.detection import CameraRecogniser, recognise  # noqa: E402
-from vision.scene import SceneSettings, Script, read_truth, write_sequence  # noqa: E402
+from vision.scene import (  # noqa: E402
+    SceneSettings,
+    Script,
+    TableLayout,
+    read_truth,
+    write_sequence,
+)
 from vision.sources import ReplaySource  # noqa: E402
 from vision.tracker import CardAppeared, CardTracker  # noqa: E402
 from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named  # noqa: E402
 
 
 def measure(seed: int, frames_per_step: int, *, deck: FaceDeck | None = None,
-            model: str = str(MODEL_PATH)) -> dict[str, object]:
+            model: str = str(MODEL_PATH), camera: str = "camera-module-3",
+            size: tuple[int, int] = (1280, 720)) -> dict[str, object]:
     cv2.setNumThreads(1)
-    script = Script.two_player_deal(seed)
+    lens = camera_named(camera)
+    script = Script.two_player_deal(seed, layout=TableLayout.for_camera(2, lens))
     settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=2,
-                             faces=deck.face if deck is not None else None)
+                             faces=deck.face if deck is not None else None, camera=lens,
+                             size=size)
+    # Stored frames add no JPEG a camera would not make.
+    image_format = "jpg" if lens is None or lens.encoding == "jpeg" else "png"
     with tempfile.TemporaryDirectory() as folder:
-        write_sequence(folder, script, rng=np.random.default_rng(seed), settings=settings)
+        write_sequence(folder, script, rng=np.random.default_rng(seed), settings=settings,
+                       image_format=image_format)
         truth = read_truth(folder)
         tracker = CardTracker(frame_size=tuple(truth["size"]), zones=truth["zones"])
         # Load the model outside the timing.
@@ -118,6 +135,9 @@ def main() -> None:
     parser.add_argument("--half", choices=["train", "held-out"],
                         help="with --theme: only the themes of this half (facedecks.theme_half)")
     parser.add_argument("--model", default=str(MODEL_PATH), help="corner-index CNN to read with")
+    parser.add_argument("--camera", default="camera-module-3",
+                        help="camera model (vision.camera_model.CAMERAS) or ideal")
+    parser.add_argument("--size", default="1280x720", help="frame size WxH")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.half and not args.theme:
@@ -125,7 +145,9 @@ def main() -> None:
     if args.theme:
         themes(args)
         return
-    result = measure(args.seed, args.frames_per_step, model=args.model)
+    w, h = (int(v) for v in args.size.lower().split("x"))
+    result = measure(args.seed, args.frames_per_step, model=args.model, camera=args.camera,
+                     size=(w, h))
     if args.json:
         print(json.dumps(result))
     else:
@@ -145,7 +167,8 @@ def themes(args: argparse.Namespace) -> None:
         raise SystemExit(str(exc)) from None
     due = right = events = 0
     for deck in decks:
-        result = measure(args.seed, args.frames_per_step, deck=deck, model=args.model)
+        result = measure(args.seed, args.frames_per_step, deck=deck, model=args.model,
+                         camera=args.camera)
         due += int(result["appearances_due"])  # type: ignore[call-overload]
         right += int(result["appeared_right"])  # type: ignore[call-overload]
         events += int(result["events"])  # type: ignore[call-overload]

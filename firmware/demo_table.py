@@ -35,14 +35,14 @@ from engine.cards import DECK, Card
 from engine.simulate import DealScript
 from firmware.loop import DeviceLoop, Recogniser
 from firmware.table import ButtonAction, ManualCard, ManualSpread
-from vision.camera_model import CAMERA_MODULE_3
+from vision.camera_model import CAMERA_MODULE_3, camera_named
 from vision.cardart import CARD_ASPECT
 from vision.scene import CRIB, STARTER, SceneSettings, Script, TableLayout
 from vision.scene_camera import SceneCamera, SteppingClock
 from vision.tracker import CardAppeared, CardTracker, Seen, TableEvent
 
 __all__ = ["GameFilm", "Moment", "VisionTable", "Tally", "DemoError", "cut_cards",
-           "DEMO_SCENE", "IDEAL_SCENE"]
+           "DEMO_SCENE", "IDEAL_SCENE", "demo_scene"]
 
 #: Scene settings for the demo: filmed by a Camera Module 3 1.0 m over the table at
 #: 1280x720 (``vision.camera_model``: cards about 61x86 px, lens blur, sensor noise, JPEG,
@@ -53,6 +53,16 @@ DEMO_SCENE = SceneSettings(frames_per_step=4, hand_frames=1, glare=False,
 #: The crisp drawing of old (``--camera ideal``): large cards (a fifth of the frame's
 #: height), mild blur and noise, no camera model. It reads nearly every card.
 IDEAL_SCENE = SceneSettings(frames_per_step=4, hand_frames=1, glare=False, blur=0.6, noise=2.0)
+
+
+def demo_scene(camera: str = "camera-module-3", *, size: tuple[int, int] = (1280, 720),
+               height: float | None = None) -> SceneSettings:
+    """The demo's scene filmed by the camera model called ``camera`` (``vision.camera_model``
+    ``CAMERAS``) at frame ``size`` and ``height`` metres; "ideal" is ``IDEAL_SCENE``."""
+    lens = camera_named(camera, height=height)
+    if lens is None:
+        return IDEAL_SCENE
+    return replace(DEMO_SCENE, size=size, camera=lens)
 
 
 class DemoError(RuntimeError):

@@ -158,3 +158,16 @@ def test_run_on_a_terminal_takes_the_buttons_from_the_keyboard(
     finally:
         stream.close()
         os.close(master)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--resolution", "1280by720"], "--resolution must be WIDTHxHEIGHT, not '1280by720'"),
+    (["--resolution", "9000x720"], "--resolution must be 160x120 to 4608x2592, not '9000x720'"),
+    (["--camera-height", "12"], "--camera-height must be 0.2 to 5 metres, not 12.0"),
+])
+def test_demo_refuses_a_camera_no_table_has_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
+        message: str) -> None:
+    assert main(["demo", "--out", str(tmp_path), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -1,9 +1,11 @@
 """Whole games filmed at a drawn table and read by the real recogniser (firmware.demo_table).
 
-Each game is simulated (the truth), filmed by ``vision.scene_camera`` and played
+Each game is simulated (the truth), filmed by ``vision.scene_camera`` through the
+demo's camera model (a Camera Module 3, ``vision.camera_model``) and played
 into the real ``DeviceLoop``; the final scores must be the engine's on the true
-cards, whatever the camera missed, because the players straighten or type in
-what the board did not read. Games are to 61 to keep the suite quick.
+cards, whatever the camera missed or misread, because the players straighten or
+type in what the board did not read and take back what it scored wrong. Games
+are to 61 to keep the suite quick.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from engine.records import LogError
 from engine.simulate import simulate_game
 from firmware.cli import main
 from firmware.commands.demo import SteppedClock
-from firmware.demo_table import DEMO_SCENE, GameFilm, VisionTable, event_key
+from firmware.demo_table import GameFilm, VisionTable, demo_scene, event_key
 from firmware.loop import DeviceLoop
 from firmware.store import EventStore
 from firmware.table import Feedback, TableFlow
@@ -36,8 +38,9 @@ from vision.scene import STARTER
 pytestmark = pytest.mark.slow
 
 NAMES = ("Ann", "Bob", "Cat", "Dan")
-#: The demo's scene at 960x540: half the pixels to draw and read, the same cards read.
-TEST_SCENE = replace(DEMO_SCENE, size=(960, 540))
+#: The demo's camera at 960x540 and 0.75 m rather than 1280x720 and 1.0 m: cards the
+#: same 86 px tall, half the pixels to read.
+TEST_SCENE = demo_scene(size=(960, 540), height=0.75)
 
 
 def truth_game(players: int, seed: int) -> tuple[list[dict[str, Any]], random.Random]:

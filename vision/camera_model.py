@@ -30,15 +30,16 @@ figures stand for what is left after them), rolling shutter, flicker.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
 
 __all__ = ["CameraModelError", "CameraModel", "CAMERA_MODULE_3", "USB_WEBCAM", "CAMERAS",
-           "CARD_MM", "lens_blur", "sensor_noise", "mosaic", "demosaic", "scale_down",
-           "chroma_420", "jpeg", "falloff_gain", "falloff", "uneven_gain", "colour_cast",
-           "motion_blur", "moving_layer", "sharpness"]
+           "camera_named", "CARD_MM", "lens_blur", "sensor_noise", "mosaic", "demosaic",
+           "scale_down", "chroma_420", "jpeg", "falloff_gain", "falloff", "uneven_gain",
+           "colour_cast", "motion_blur", "moving_layer", "sharpness"]
 
 _SLACK = 64  # how much larger than the sensor a noise field is, for random windows
 
@@ -187,6 +188,18 @@ USB_WEBCAM = CameraModel(name="usb-webcam", hfov=70.4, vfov=43.3, lens_blur=0.8,
 CAMERAS = {"camera-module-3": CAMERA_MODULE_3, "usb-webcam": USB_WEBCAM}
 
 
+def camera_named(name: str, *, height: float | None = None) -> CameraModel | None:
+    """The camera model called ``name`` (``CAMERAS``), at ``height`` metres if given;
+    "ideal" is None: the crisp drawing with no camera model."""
+    if name == "ideal":
+        return None
+    if name not in CAMERAS:
+        raise CameraModelError(f"no camera model {name!r}: choose from "
+                               f"{', '.join([*CAMERAS, 'ideal'])}")
+    camera = CAMERAS[name]
+    return camera if height is None else replace(camera, height=height)
+
+
 # -- the effects -------------------------------------------------------------------------------
 
 
@@ -241,7 +254,8 @@ def cast_f32(image: np.ndarray) -> np.ndarray:
 def colour_cast(image: np.ndarray, *, warmth: float) -> np.ndarray:
     """White balance that leaves a cast: red up and blue down by ``warmth`` (cool if < 0).
     Keeps the image's type (uint8 saturates at 255)."""
-    out: np.ndarray = cv2.multiply(image, (1 - warmth, 1.0, 1 + warmth, 0.0))
+    gains: Any = (1 - warmth, 1.0, 1 + warmth, 0.0)  # a per-channel scalar (stubs lack it)
+    out: np.ndarray = cv2.multiply(image, gains)
     return out
 
 

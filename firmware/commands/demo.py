@@ -203,14 +203,10 @@ def _vision_table(truth: Sequence[Mapping[str, Any]], *, clock: SteppedClock,
                   ) -> Any:
     """``--camera vision``: the game filmed at a drawn table through a camera model and read
     by the recogniser; ``--camera ideal``: the crisp drawing, no camera model."""
-    from firmware.demo_table import DEMO_SCENE, IDEAL_SCENE, VisionTable
+    from firmware.demo_table import VisionTable, demo_scene
 
-    if args.camera == "ideal":
-        settings = IDEAL_SCENE
-    else:
-        camera = replace(DEMO_SCENE.camera, height=args.camera_height) \
-            if DEMO_SCENE.camera is not None else None
-        settings = replace(DEMO_SCENE, size=args.resolution, camera=camera)
+    name = "ideal" if args.camera == "ideal" else args.camera_model
+    settings = demo_scene(name, size=_resolution(args.resolution), height=args.camera_height)
     return VisionTable(truth, clock=clock, rng=rng, scene_rng=np.random.default_rng(seed),
                        frames_dir=frames, settings=settings)
 
@@ -220,10 +216,9 @@ def _resolution(text: str) -> tuple[int, int]:
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"resolution must be WIDTHxHEIGHT, not {text!r}"
-                                         ) from None
+        raise UsageError(f"--resolution must be WIDTHxHEIGHT, not {text!r}") from None
     if not (160 <= w <= 4608 and 120 <= h <= 2592):
-        raise argparse.ArgumentTypeError(f"resolution must be 160x120 to 4608x2592, not {text!r}")
+        raise UsageError(f"--resolution must be 160x120 to 4608x2592, not {text!r}")
     return (w, h)
 
 
@@ -250,7 +245,11 @@ def register(subparsers: Any) -> None:
                              "Camera Module 3) and read it with the card recogniser; ideal: "
                              "the crisp drawing with large cards; scripted: hand the loop the "
                              "tracker's facts (fast)")
-    parser.add_argument("--resolution", type=_resolution, default=(1280, 720), metavar="WxH",
+    parser.add_argument("--camera-model", choices=("camera-module-3", "usb-webcam"),
+                        default="camera-module-3",
+                        help="with --camera vision, the camera filming the drawn table "
+                             "(vision.camera_model)")
+    parser.add_argument("--resolution", default="1280x720", metavar="WxH",
                         help="with --camera vision, the camera's frame size (default 1280x720)")
     parser.add_argument("--camera-height", type=float, default=1.0, metavar="M",
                         help="with --camera vision, the camera's height over the table in "
@@ -305,6 +304,7 @@ def run(args: argparse.Namespace) -> int:
         check_host(args.host)  # a bad address is refused before the game starts
     if args.frames is not None and args.camera == "scripted":
         raise UsageError("--frames needs --camera vision or ideal")
+    _resolution(args.resolution)
     if not 0.2 <= args.camera_height <= 5:
         raise UsageError(f"--camera-height must be 0.2 to 5 metres, not {args.camera_height!r}")
     if args.web is not None and not 0 <= args.web <= 65535:
