@@ -2,10 +2,12 @@
 
 ``SceneCamera`` is a ``vision.sources.FrameSource``, so the device loop reads it
 exactly as it reads the Pi's camera, and the real recogniser and tracker see
-every frame. Unlike a camera it films only when told: whoever plays the
-table asks it to ``film`` a step of the script (a card laid, a hand spread),
-to ``hold`` on the table as it lies, or to film a step with cards ``relaid``
-the way a player straightens a card the board cannot read. Between two steps
+every frame; ``SceneSettings.camera`` (``vision.camera_model``) decides how
+large, soft and noisy the cards come out. Unlike a camera it films only when
+told: whoever plays the table asks it to ``film`` a step of the script (a card
+laid, a hand spread), to ``hold`` on the table as it lies, or to film a step
+with cards ``relaid`` the way a player straightens a card the board cannot
+read. Between two steps
 the players take a moment (``pause`` seconds of the clock and no frames), so
 a card picked up is gone for longer than the tracker's ``vanish_seconds`` by
 the time the next thing happens, as at a real table.
