@@ -3,7 +3,9 @@
 ``engine.simulate`` deals and plays a legal random game (the truth). By
 default (``--camera vision``) a drawn table films it: ``firmware.demo_table``
 scripts the cut and every deal with the game's true cards, ``vision.scene``
-draws the frames, and the real ``DeviceLoop`` reads them with the real
+draws the frames through a camera model (``vision.camera_model``: by default
+a Camera Module 3 1.0 m over the table at 1280x720, cards 61x86 px; ``--camera
+ideal`` for the crisp drawing), and the real ``DeviceLoop`` reads them with the real
 recogniser and ``CardTracker``, then the real ``TableFlow``, event store,
 renderer and LED simulator. When the board misses a card the demo's players
 straighten it and, if need be, type it in on the phone page's inputs, and
@@ -429,7 +431,10 @@ def run(args: argparse.Namespace) -> int:
         if not finished:  # a finished game was announced by the table flow already
             print(result_line(game))
         if report:
-            print(f"camera read {report['cards_read']} cards, {report['cards_by_hand']} typed "
+            lens = report["camera_model"]
+            print(f"camera ({lens['name']} at {lens['resolution'][0]}x{lens['resolution'][1]}, "
+                  f"cards {lens['card_px'][0]}x{lens['card_px'][1]} px) "
+                  f"read {report['cards_read']} cards, {report['cards_by_hand']} typed "
                   f"in by hand ({report['relaid']} straightened, {report['misreads']} misread); "
                   f"{report['frames']} frames in {report['seconds']} s ({report['fps']} fps)")
         print(f"board pictures: {', '.join(pictures)}")
