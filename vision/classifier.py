@@ -146,6 +146,12 @@ def load_model(path: str = str(MODEL_PATH)) -> Runner:
     # One core for the recogniser: the loop, the camera thread and the web page share the Pi.
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
+    # No memory arena and no memory pattern: each of the three sessions otherwise keeps its
+    # largest batch's buffers for good. The recogniser in a process with three networks and
+    # cards in view: 128 -> 112 MB RSS, per batch the same time within this machine's noise
+    # (benchmarks/loop_latency.py; 150 MB is the device's budget).
+    options.enable_cpu_mem_arena = False
+    options.enable_mem_pattern = False
     session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     name = session.get_inputs()[0].name
     first = session.get_outputs()[0].name

@@ -1,5 +1,8 @@
 """``cribbage-board calibrate``: find the table's zones from one frame of marker cards.
 
+``--check`` instead measures the cards in view and says whether the camera's mount, lens and
+resolution make them big enough to read (``vision.camera_check``).
+
 The players lay one agreed card in each area (seat i the ace of clubs,
 diamonds, hearts, spades in ``[game] players`` order; the king of hearts where
 the starter goes, the king of spades where the crib goes), the camera takes
@@ -49,6 +52,11 @@ def register(subparsers: Any) -> None:
                         help="the card laid in ZONE (a player, starter or crib), e.g. Ann=5H")
     parser.add_argument("--write", action="store_true",
                         help="save the zones into the config file's [zones] table")
+    parser.add_argument("--check", action="store_true",
+                        help="camera check: are the cards big enough to read (no markers "
+                             "needed); says what resolution or height would do")
+    parser.add_argument("--mount-cm", type=float, metavar="CM",
+                        help="with --check: the camera's height over the table, for advice")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=_calibrate)
 
@@ -88,6 +96,10 @@ def _calibrate(args: argparse.Namespace) -> int:
     from vision.detection import recognise
     from vision.zones import TableZones
 
+    if args.check:
+        return _check(args)
+    if args.mount_cm is not None:
+        raise CalibrationError("--mount-cm applies to --check")
     if args.write and args.config is None:
         raise CalibrationError("--write needs --config FILE (the file to update)")
     config = load_device_config(args.config)
@@ -124,6 +136,29 @@ def _calibrate(args: argparse.Namespace) -> int:
             print(f"{name} [{markers[name]}]: {points}")
         if written:
             print(f"zones written to {written}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    """``calibrate --check``: the camera check (``vision.camera_check``) on one frame."""
+    from firmware.cli import print_json
+    from firmware.config import load_device_config
+    from vision.camera_check import card_outlines, check_camera
+
+    if args.write or args.marker:
+        raise CalibrationError("--check measures the cards in view; it takes no --write or "
+                               "--marker")
+    config = load_device_config(args.config)
+    image = _frame(args, config)
+    height, width = image.shape[:2]
+    try:
+        result = check_camera((width, height), card_outlines(image), mount_cm=args.mount_cm)
+    except ValueError as exc:
+        raise CalibrationError(str(exc)) from None
+    if args.json:
+        print_json(result.to_json())
+    else:
+        print(result.advice)
     return 0
 
 
