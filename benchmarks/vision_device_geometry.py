@@ -29,9 +29,8 @@ import json
 import statistics
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -57,8 +56,7 @@ WEBCAM_ASPECT = 16 / 9
 RED = frozenset("HD")
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(NamedTuple):
     """One photo made into a device frame: pixels, the labelled cards, the cards' height."""
 
     image: np.ndarray

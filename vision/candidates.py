@@ -70,6 +70,17 @@ TURNED_BOX_EASING = 0.25
 # photos, 1067 pixels high, recall rose from 0.79 at 720 to 0.90), and a 1280x720 camera
 # frame is read as it comes.
 MAX_SHORT_SIDE = 1080
+# A frame this small or smaller (a 1280x720 camera stream) is read at twice its size, with a
+# lower glyph floor and contrast floor: over a 1 m table such a stream makes cards 60-90 px
+# tall and their indices 5-8 px, whose 1 px strokes the floors at the frame's own size cut
+# away. Real photos scaled to that geometry (benchmarks/vision_device_geometry.py, dev):
+# EPFL recall 0.51 -> 0.92 (red 0.38 -> 0.94), Roboflow 0.70 -> 0.91 with 6 -> 7 wrong
+# cards; twice the size alone gave 0.55 and 0.78. It costs about four times the
+# candidate stage's time, so it is meant for the changed regions of a still table.
+SMALL_FRAME_SHORT_SIDE = 720
+SMALL_FRAME_UPSCALE = 2.0
+SMALL_FRAME_MIN_GLYPH = 0.0045
+SMALL_FRAME_MIN_CONTRAST = 40
 # A blob filling less than this share of its box, and no more than this many times the
 # biggest glyph across, is mostly line: a card's printed border or a court's frame, where a
 # blurred index glyph may hang. It is opened by the kernel to cut the glyph free ("Glyphs cut
@@ -247,9 +258,11 @@ def _solid_parts(sizes: np.ndarray, most: np.ndarray, lo: float, hi: float) -> n
                       & (np.maximum(pw, ph) <= most))
 
 
-def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
+def find_glyphs(channel: np.ndarray, *, bright: bool, min_glyph: float = MIN_GLYPH,
+                min_contrast: int = MIN_CONTRAST) -> Glyphs:
     """Segments glyph-sized blobs darker (or, with ``bright``, lighter) than their paper, and
-    the solid glyphs cut free of the printed lines they touch."""
+    the solid glyphs cut free of the printed lines they touch. ``min_glyph`` (a share of the
+    shorter side) and ``min_contrast`` are lower for a small frame read enlarged."""
     h, w = channel.shape[:2]
     short = min(h, w)
     win = max(3, int(round(WINDOW * short)) | 1)
@@ -258,14 +271,14 @@ def find_glyphs(channel: np.ndarray, *, bright: bool) -> Glyphs:
         diff = cv2.subtract(channel, paper)
     else:
         diff = cv2.subtract(paper, channel)
-    _, binary = cv2.threshold(diff, MIN_CONTRAST, 255, cv2.THRESH_BINARY)
+    _, binary = cv2.threshold(diff, min_contrast, 255, cv2.THRESH_BINARY)
     # Grana's block-based labelling: the same components, in the same order, as the default
     # algorithm, in less than half the time on a frame of ink and table grain.
     n, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
         binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
     stats = stats[1:]
     cents = cents[1:]
-    lo = max(MIN_GLYPH_PX, MIN_GLYPH * short)
+    lo = max(MIN_GLYPH_PX, min_glyph * short)
     hi = MAX_GLYPH * short
     keep = _glyph_like(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT],
                        stats[:, cv2.CC_STAT_AREA], lo, hi)
@@ -414,12 +427,17 @@ def find_candidates(image: np.ndarray, *, screen: bool = True) -> IndexCandidate
     """
     check_frame(image, "find_candidates")
     scale = working_scale(image.shape)
+    small = min(image.shape[0], image.shape[1]) <= SMALL_FRAME_SHORT_SIDE
+    if small:
+        scale = SMALL_FRAME_UPSCALE
+    min_glyph, min_contrast = ((SMALL_FRAME_MIN_GLYPH, SMALL_FRAME_MIN_CONTRAST) if small
+                               else (MIN_GLYPH, MIN_CONTRAST))
     work = image
-    if scale < 1.0:
+    if scale != 1.0:
         work = cv2.resize(
             image,
             (int(round(image.shape[1] * scale)), int(round(image.shape[0] * scale))),
-            interpolation=cv2.INTER_AREA,
+            interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC,
         )
     lo, hi = channel_extremes(work)
     rank_parts: list[np.ndarray] = []
@@ -428,7 +446,8 @@ def find_candidates(image: np.ndarray, *, screen: bool = True) -> IndexCandidate
     down_parts: list[np.ndarray] = []
     span_parts: list[np.ndarray] = []
     for channel, bright in ((lo, False), (hi, True)):
-        glyphs = find_glyphs(channel, bright=bright)
+        glyphs = find_glyphs(channel, bright=bright, min_glyph=min_glyph,
+                             min_contrast=min_contrast)
         r, s = pair_glyphs(glyphs)
         if r.size == 0:
             continue

@@ -1,0 +1,74 @@
+"""The camera check (``vision.camera_check``, ``calibrate --check``): cards measured in pixels,
+a verdict in words, and what to change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from firmware.cli import main
+from vision.camera_check import GOOD_CARD_PX, MIN_CARD_PX, card_heights, check_camera
+
+
+def card(x: float, y: float, h: float) -> list[tuple[float, float]]:
+    w = h * 63 / 88
+    return [(x, y), (x + w, y), (x + w, y + h), (x, y + h)]
+
+
+def test_card_height_is_the_longer_pair_of_sides_whichever_way_the_card_lies() -> None:
+    upright = card(0, 0, 90)
+    sideways = [(0.0, 0.0), (90.0, 0.0), (90.0, 64.4), (0.0, 64.4)]
+    assert card_heights([upright, sideways]) == pytest.approx([90.0, 90.0])
+
+
+def test_small_cards_are_too_small_and_the_advice_names_a_resolution_and_a_height() -> None:
+    result = check_camera((1280, 720), [card(0, 0, 70), card(200, 0, 72), card(400, 0, 74)],
+                          mount_cm=100)
+    assert result.verdict == "too small"
+    assert result.card_px == 72.0
+    assert result.index_px == 6.4
+    assert result.advice.startswith("cards 72 px tall, corner indices 6.4 px (3 cards at "
+                                    "1280x720): too small;")
+    assert "raise the resolution to 4608x2592" in result.advice
+    assert f"lower the camera to {int(100 * 72 / GOOD_CARD_PX)} cm" in result.advice
+
+
+def test_cards_between_the_thresholds_are_marginal_and_big_ones_good() -> None:
+    middle = 0.5 * (MIN_CARD_PX + GOOD_CARD_PX)
+    marginal = check_camera((1920, 1080), [card(0, 0, middle)])
+    assert marginal.verdict == "marginal"
+    assert "some cards will be missed" in marginal.advice
+    assert "% of its height" in marginal.advice
+    good = check_camera((2304, 1296), [card(0, 0, GOOD_CARD_PX + 10)])
+    assert good.verdict == "good"
+    assert good.advice.endswith(": good")
+
+
+def test_no_cards_asks_for_cards_to_be_laid() -> None:
+    result = check_camera((1280, 720), [])
+    assert result.verdict == "no cards"
+    assert "lay three or four cards face up" in result.advice
+    assert result.to_json()["card_px"] is None
+
+
+def test_calibrate_check_on_an_empty_table_says_so_in_json(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), np.full((720, 1280, 3), 90, np.uint8))
+    assert main(["calibrate", "--check", "--image", str(image), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"verdict": "no cards"' in out
+    assert '"frame": [1280, 720]' in out
+
+
+def test_calibrate_check_refuses_a_mounting_height_below_zero(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]
+                                                              ) -> None:
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), np.full((720, 1280, 3), 90, np.uint8))
+    assert main(["calibrate", "--check", "--image", str(image), "--mount-cm", "-3"]) == 2
+    assert "mounting height -3.0 cm: expected a positive number" in capsys.readouterr().err
