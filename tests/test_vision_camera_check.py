@@ -25,15 +25,15 @@ def test_card_height_is_the_longer_pair_of_sides_whichever_way_the_card_lies() -
 
 
 def test_small_cards_are_too_small_and_the_advice_names_a_resolution_and_a_height() -> None:
-    result = check_camera((1280, 720), [card(0, 0, 70), card(200, 0, 72), card(400, 0, 74)],
+    result = check_camera((1280, 720), [card(0, 0, 50), card(200, 0, 52), card(400, 0, 54)],
                           mount_cm=100)
     assert result.verdict == "too small"
-    assert result.card_px == 72.0
-    assert result.index_px == 6.4
-    assert result.advice.startswith("cards 72 px tall, corner indices 6.4 px (3 cards at "
+    assert result.card_px == 52.0
+    assert result.index_px == 4.6
+    assert result.advice.startswith("cards 52 px tall, corner indices 4.6 px (3 cards at "
                                     "1280x720): too small;")
-    assert "raise the resolution to 4608x2592" in result.advice
-    assert f"lower the camera to {int(100 * 72 / GOOD_CARD_PX)} cm" in result.advice
+    assert "raise the resolution to 2304x1296" in result.advice
+    assert f"lower the camera to {int(100 * 52 / GOOD_CARD_PX)} cm" in result.advice
 
 
 def test_cards_between_the_thresholds_are_marginal_and_big_ones_good() -> None:
