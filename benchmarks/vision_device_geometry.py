@@ -3,6 +3,7 @@ device's camera sees them, read as the device reads its frames.
 
     python benchmarks/vision_device_geometry.py [--json] [--split dev|val|test] [--set NAME]
         [--geometry device|full|taken] [--camera] [--heights 45,60,75,90]
+        [--card-px device|frame|label]
 
 Each labelled photo is scaled so its cards are ``--geometry device`` 60-90 px tall (a
 1280x720 stream over a 1 m table), ``full`` 120-180 px (the same table at the camera's full
@@ -14,6 +15,12 @@ read by ``CameraRecogniser``, a fresh one per photo (each photo is another camer
 4:2:0 chroma and JPEG (seeded per photo). ``--heights`` instead reads every photo at each
 card height given and prints recall against card and index height: the curve the camera
 check's thresholds come from (``vision.camera_check``).
+
+``--card-px`` is the card height the recogniser is told: ``device`` (the default) what the
+device expects of its frame size (``WatchSettings.card_fraction`` of its height: 90 px at
+720, 180 at 1440, whatever the photo's cards really measure), ``frame`` none (the frame's
+own size sets the scale, as ``vision eval`` reads photos), ``label`` each photo's true card
+height (a camera check's measurement, at its best).
 
 Scale comes from the labels, never from the recogniser: a Roboflow photo's cards are
 ``CARD_PER_INDEX_BOX`` times the median long side of its labelled corner boxes, and the EPFL
@@ -41,6 +48,7 @@ from engine.cards import Card  # noqa: E402
 from vision.datasets import LabelledImage, Split, datasets_root, load_labels  # noqa: E402
 from vision.detection import CameraRecogniser  # noqa: E402
 from vision.evaluate import evaluate  # noqa: E402
+from vision.motion import WatchSettings  # noqa: E402
 
 DATASETS = ("epfl-iapr2022-poker-3000", "roboflow-cardcounterml")
 # A card's height over its labelled corner box's longer side: 3.8-4.5 measured by eye on
@@ -142,13 +150,23 @@ def frames(directory: Path, split: Split, heights: list[float] | float, size: tu
     return out
 
 
-def score(batch: list[Frame]) -> dict[str, Any]:
+def told_card_px(f: Frame, how: str) -> float | None:
+    """The card height the recogniser is told (``--card-px``)."""
+    if how == "frame":
+        return None
+    if how == "label":
+        return f.card_px
+    return WatchSettings().card_fraction * f.image.shape[0]
+
+
+def score(batch: list[Frame], *, card_px: str = "device") -> dict[str, Any]:
     """Precision, recall and red / black recall of a fresh device recogniser on each frame."""
     labelled = found = right = red = red_right = 0
     times = []
     for f in batch:
         start = time.perf_counter()
-        seen = {d.card for d in CameraRecogniser()(f.image) if d.card is not None}
+        read = CameraRecogniser()(f.image, card_px=told_card_px(f, card_px))
+        seen = {d.card for d in read if d.card is not None}
         times.append((time.perf_counter() - start) * 1000)
         labelled += len(f.cards)
         found += len(seen)
@@ -166,7 +184,8 @@ def score(batch: list[Frame]) -> dict[str, Any]:
             "ms_per_frame_median": round(statistics.median(times), 1) if times else 0.0}
 
 
-def measure(directory: Path, split: Split, geometry: str, *, degrade: bool) -> dict[str, Any]:
+def measure(directory: Path, split: Split, geometry: str, *, degrade: bool,
+            card_px: str = "device") -> dict[str, Any]:
     if geometry == "taken":
         out = evaluate(directory, split=split)
         out.pop("per_image")
@@ -174,16 +193,16 @@ def measure(directory: Path, split: Split, geometry: str, *, degrade: bool) -> d
     factor = 2 if geometry == "full" else 1
     heights = target_heights(len(load_labels(directory, split=split)), 60 * factor, 90 * factor)
     size = (STREAM[0] * factor, STREAM[1] * factor)
-    return score(frames(directory, split, heights, size, degrade=degrade))
+    return score(frames(directory, split, heights, size, degrade=degrade), card_px=card_px)
 
 
-def curve(directory: Path, split: Split, heights: list[float], *, degrade: bool
-          ) -> list[dict[str, Any]]:
+def curve(directory: Path, split: Split, heights: list[float], *, degrade: bool,
+          card_px: str = "device") -> list[dict[str, Any]]:
     """Recall and precision against card height (and index height) on one split."""
     rows = []
     for h in heights:
         size = STREAM if h <= 100 else (STREAM[0] * 2, STREAM[1] * 2)
-        result = score(frames(directory, split, float(h), size, degrade=degrade))
+        result = score(frames(directory, split, float(h), size, degrade=degrade), card_px=card_px)
         rows.append({"card_px": h, "index_px": round(h * INDEX_PER_CARD, 1), **result})
     return rows
 
@@ -196,6 +215,8 @@ def main() -> int:
     ap.add_argument("--geometry", choices=("device", "full", "taken"), default="device")
     ap.add_argument("--camera", action="store_true", help="blur, noise, 4:2:0 chroma, JPEG")
     ap.add_argument("--heights", help="comma-separated card heights in px: the recall curve")
+    ap.add_argument("--card-px", choices=("device", "frame", "label"), default="device",
+                    help="the card height the recogniser is told (see above)")
     args = ap.parse_args()
     root = datasets_root()
     if root is None:
@@ -207,12 +228,14 @@ def main() -> int:
         directory = root / name
         if args.heights:
             heights = [float(h) for h in args.heights.split(",")]
-            results[name] = curve(directory, args.split, heights, degrade=args.camera)
+            results[name] = curve(directory, args.split, heights, degrade=args.camera,
+                                  card_px=args.card_px)
         else:
-            results[name] = measure(directory, args.split, args.geometry, degrade=args.camera)
+            results[name] = measure(directory, args.split, args.geometry, degrade=args.camera,
+                                    card_px=args.card_px)
     if args.json:
-        print(json.dumps({"split": args.split, "geometry": args.geometry,
-                          "camera": args.camera, "sets": results}))
+        print(json.dumps({"split": args.split, "geometry": args.geometry, "camera": args.camera,
+                          "card_px": args.card_px, "sets": results}))
         return 0
     for name, result in results.items():
         rows = result if isinstance(result, list) else [result]

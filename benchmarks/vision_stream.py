@@ -77,10 +77,10 @@ class Timed:
         self.recognise, self.spent = recognise, 0.0
         self.focus = getattr(recognise, "focus", None)
 
-    def __call__(self, image: np.ndarray) -> Any:
+    def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> Any:
         began = time.perf_counter()
         try:
-            return self.recognise(image)
+            return self.recognise(image, card_px=card_px)
         finally:
             self.spent += time.perf_counter() - began
 

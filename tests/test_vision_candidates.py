@@ -274,3 +274,58 @@ def test_without_the_strict_contrast_the_bridged_rank_is_lost(
     monkeypatch.setattr(vision.candidates, "STRICT_CONTRAST", 255)
     img, _ = bridged_index(bridge_level=level)
     assert not the_rank(find_glyphs(img.min(axis=2), bright=False)).any()
+
+
+# -- the scale a frame is read at ---------------------------------------------------------
+
+
+def test_a_known_card_height_sets_the_scale_whatever_the_frames_size() -> None:
+    from vision.candidates import CARD_READ_PX, reading
+
+    # A card CARD_READ_PX tall is read as it comes, in a whole frame or a crop of it ...
+    whole, crop = reading((1296, 2304), card_px=CARD_READ_PX), reading((400, 500),
+                                                                       card_px=CARD_READ_PX)
+    assert whole == crop and whole.scale == 1.0
+    # ... a card half that tall is read at twice its size ...
+    assert reading((720, 1280), card_px=CARD_READ_PX / 2).scale == 2.0
+    # ... and the glyph limits are the card's, in a 200 px crop as in a 2560x1440 frame.
+    assert (reading((200, 200), card_px=90.0).limits
+            == reading((1440, 2560), card_px=300.0).limits)
+
+
+def test_without_a_card_height_the_frames_own_size_sets_the_scale() -> None:
+    from vision.candidates import reading
+
+    assert reading((1440, 2560)).scale == 0.75  # shrunk to 1080 high
+    assert reading((1080, 1920)).scale == 1.0
+    assert reading((720, 1280)).scale == 2.0  # small, so its indices are likely small
+    assert reading((400, 500)).limits != reading((720, 1280)).limits
+
+
+@pytest.mark.parametrize("card_px", [0, -90.0, float("nan"), float("inf"), True])
+def test_a_card_height_that_is_no_size_is_refused_by_name(card_px: float) -> None:
+    from vision.candidates import ScaleError
+
+    with pytest.raises(ScaleError, match=rf"card_px must be a positive number of pixels, "
+                                         rf"not {card_px!r}"):
+        find_candidates(scene(), card_px=card_px)
+
+
+def test_a_card_read_in_a_tight_and_a_loose_crop_gives_the_same_candidates() -> None:
+    """A changed region's crop has any size: the card in it must be read alike. (Read at
+    the crops' own sizes, the tight one was enlarged twice and the loose one was not.)"""
+    frame = scene(30, size=(1296, 2304), scale=0.6)  # a card 210 px tall, turned
+    cx, cy = 1152, 648
+    tight = frame[cy - 150:cy + 150, cx - 140:cx + 140]  # 280 x 300
+    loose = frame[cy - 500:cy + 500, cx - 560:cx + 560]  # 1120 x 1000: no enlargement
+    from vision.candidates import CARD_READ_PX, reading
+
+    assert reading(tight.shape).limits != reading(loose.shape).limits
+    a, b = (find_candidates(c, card_px=CARD_READ_PX) for c in (tight, loose))
+    assert len(a) == len(b) >= 2  # the index at both corners
+    # The same pairs, in frame pixels: the crops' origins differ by (420, 350).
+    ra = a.rank_xy + (cx - 140, cy - 150)
+    rb = b.rank_xy + (cx - 560, cy - 500)
+    order_a, order_b = np.lexsort(ra.T), np.lexsort(rb.T)
+    np.testing.assert_allclose(ra[order_a], rb[order_b], atol=0.01)
+    np.testing.assert_allclose(a.span[order_a], b.span[order_b], atol=0.01)

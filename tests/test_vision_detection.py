@@ -177,8 +177,8 @@ def _unsure_fives(monkeypatch: pytest.MonkeyPatch, corners: int) -> list[Detecti
     suit = np.zeros((corners, 5), np.float32)
     suit[:, 2] = UNSURE  # hearts, or perhaps diamonds
     suit[:, 1] = 1.0 - UNSURE
-    monkeypatch.setattr(detection, "find_candidates", lambda image: cand)
-    monkeypatch.setattr(detection, "find_card_quads", lambda image: [])
+    monkeypatch.setattr(detection, "find_candidates", lambda image, **_: cand)
+    monkeypatch.setattr(detection, "find_card_quads", lambda image, **_: [])
     monkeypatch.setattr(detection, "classify", lambda patches, **kw: PatchScores(rank, suit))
     return recognise(np.zeros((720, 1280, 3), np.uint8))
 
@@ -235,3 +235,29 @@ def test_index_centres_inverts_card_outline(angle: float) -> None:
     assert np.allclose(centres[0], centre)
     # The other corner's index, turned half way round the card's centre.
     assert np.allclose(centres[1], 2 * outline.mean(axis=0) - centre)
+
+
+def outline_offsets(a: Detection, b: Detection) -> float:
+    """The farthest any corner of ``a``'s outline lies from the nearest corner of ``b``'s
+    (an outline read from the other end of the card lists the same corners rolled)."""
+    return max(min(float(np.hypot(p[0] - q[0], p[1] - q[1])) for q in b.corners)
+               for p in a.corners)
+
+
+def test_a_card_read_in_a_tight_and_a_loose_crop_is_the_same_card_in_the_same_place() -> None:
+    """The device reads changed regions as crops of any size; with the card's height known,
+    the crop's size has no say: a tight crop (the card fills most of it) and a loose one
+    read the same card, whole, in the same outline."""
+    frame = table((1296, 2304))
+    place(frame, render_card(11, 1), (1152, 648), 8, 0.6)  # a QD 210 px tall
+    crops = {"tight": (1152 - 100, 648 - 125, 1152 + 100, 648 + 125),  # 200 x 250
+             "loose": (1152 - 450, 648 - 400, 1152 + 450, 648 + 400)}
+    read: dict[str, list[Detection]] = {}
+    for name, (x0, y0, x1, y1) in crops.items():
+        found = recognise(frame[y0:y1, x0:x1], card_px=162.0)
+        read[name] = [dataclasses.replace(d, corners=tuple(
+            (x + x0, y + y0) for x, y in d.corners)) for d in found]  # type: ignore[arg-type]
+    assert [d.card for d in read["tight"]] == [d.card for d in read["loose"]] == [QUEEN_D]
+    # Within a pixel of the quad search's grid (4.5 frame pixels); read at the crops' own
+    # sizes the tight crop's outline came from its index, 8 px off.
+    assert outline_offsets(read["tight"][0], read["loose"][0]) < 4.0

@@ -40,13 +40,15 @@ def add_noise(image: np.ndarray, seed: int) -> np.ndarray:
 
 class MarkReader:
     """A recogniser for ``table``'s cards: every paper rectangle, named by its mark. Counts
-    its calls and the crops it was given."""
+    its calls, the crops it was given and the card heights it was told."""
 
     def __init__(self) -> None:
         self.crops: list[tuple[int, int]] = []
+        self.card_px: list[float | None] = []
 
-    def __call__(self, image: np.ndarray) -> list[Shifted]:
+    def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> list[Shifted]:
         self.crops.append((image.shape[1], image.shape[0]))
+        self.card_px.append(card_px)
         paper = cv2.inRange(image, (200, 200, 200), (255, 255, 255))
         count, _, stats, _ = cv2.connectedComponentsWithStats(paper)
         found = []
@@ -102,6 +104,8 @@ def test_a_card_laid_is_read_once_in_its_region_when_the_hand_has_gone() -> None
     assert len(recognise.crops) == 2  # the startup read and exactly one more
     width, height = recognise.crops[1]
     assert width * height < SIZE[0] * SIZE[1] / 4  # a region, not the frame
+    # The whole frame and the region are both read at the cards' scale: an eighth of 648.
+    assert recognise.card_px == [81.0, 81.0]
     (kd,) = [d for d in seen if d.card == KD]
     assert kd.corners[0] == (700, 400)  # full-frame pixels, not the crop's
 
@@ -156,7 +160,7 @@ def test_what_lies_on_the_table_at_startup_is_art_and_never_reported() -> None:
 
 
 def test_a_reading_that_is_no_card_sized_thing_is_left_out() -> None:
-    def tiny(image: np.ndarray) -> list[Shifted]:
+    def tiny(image: np.ndarray, *, card_px: float | None = None) -> list[Shifted]:
         return [Shifted(AS, ((10, 10), (20, 10), (20, 24), (10, 24)), 0.99)]
 
     reader = StreamReader(tiny, frame_size=SIZE, learn_art=False)

@@ -8,12 +8,16 @@ gold or silver ink on a dark card), pair each blob with a slightly smaller blob
 just "below" it, and cut out a patch rotated so that the pair stands upright.
 Stage two (``vision.classifier``) names each patch or rejects it.
 
-Every size threshold is a fraction of the frame's shorter side, so the same
-code runs on a 640x480 webcam frame and on a 1600x1067 photo.
+Every size threshold follows the cards' size. Where the caller knows how tall a card
+is in its pixels (the device's camera: ``card_px``), the frame is resized so a card is
+``CARD_READ_PX`` tall and the glyph limits are shares of that, so a crop of a frame reads
+the same as the whole frame. A photo of unknown geometry (``vision eval``) has only its
+own size to go by, and its limits are fractions of its shorter side.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -26,6 +30,11 @@ __all__ = [
     "PATCH_SIZE",
     "Glyphs",
     "IndexCandidates",
+    "GlyphLimits",
+    "Reading",
+    "ScaleError",
+    "check_card_px",
+    "reading",
     "channel_extremes",
     "find_glyphs",
     "pair_glyphs",
@@ -70,17 +79,27 @@ TURNED_BOX_EASING = 0.25
 # photos, 1067 pixels high, recall rose from 0.79 at 720 to 0.90), and a 1280x720 camera
 # frame is read as it comes.
 MAX_SHORT_SIDE = 1080
-# A frame this small or smaller (a 1280x720 camera stream) is read at twice its size, with a
-# lower glyph floor and contrast floor: over a 1 m table such a stream makes cards 60-90 px
-# tall and their indices 5-8 px, whose 1 px strokes the floors at the frame's own size cut
-# away. Real photos scaled to that geometry (benchmarks/vision_device_geometry.py, dev):
-# EPFL recall 0.51 -> 0.92 (red 0.38 -> 0.94), Roboflow 0.70 -> 0.91 with 6 -> 7 wrong
-# cards; twice the size alone gave 0.55 and 0.78. It costs about four times the
-# candidate stage's time, so it is meant for the changed regions of a still table.
+# A frame of unknown geometry this small or smaller is read at twice its size, with a lower
+# glyph floor and contrast floor: its indices are likely small (a 1280x720 stream over a 1 m
+# table makes cards 60-90 px tall and indices 5-8 px, whose 1 px strokes the floors at the
+# frame's own size cut away).
 SMALL_FRAME_SHORT_SIDE = 720
 SMALL_FRAME_UPSCALE = 2.0
 SMALL_FRAME_MIN_GLYPH = 0.0045
 SMALL_FRAME_MIN_CONTRAST = 40
+# Where the card's height in the frame's pixels is known (``card_px``), the frame is resized
+# so a card is this tall, and the limits below are shares of it: what a 1280x720 frame with
+# 90 px cards is read at by the small-frame rule above (a 2x enlargement), which took real
+# photos scaled to 60-90 px cards from recall 0.51 to 0.92 (EPFL dev) and 0.70 to 0.91
+# (Roboflow dev). The glyph floor is the frame-relative floor of such a frame (6.5 px), the
+# paper window 0.48 of a card, the ceiling 1.44 cards: glyphs never reach it, but line work
+# up to twice it is opened (a card's printed border with an index against it). Measured
+# choices: vision/training/README.md, "Read at the card's scale".
+CARD_READ_PX = 180.0
+CARD_MIN_GLYPH = SMALL_FRAME_MIN_GLYPH * SMALL_FRAME_SHORT_SIDE * SMALL_FRAME_UPSCALE / CARD_READ_PX
+CARD_MAX_GLYPH = MAX_GLYPH * SMALL_FRAME_SHORT_SIDE * SMALL_FRAME_UPSCALE / CARD_READ_PX
+CARD_WINDOW = WINDOW * SMALL_FRAME_SHORT_SIDE * SMALL_FRAME_UPSCALE / CARD_READ_PX
+CARD_MIN_CONTRAST = SMALL_FRAME_MIN_CONTRAST
 # A blob filling less than this share of its box, and no more than this many times the
 # biggest glyph across, is mostly line: a card's printed border or a court's frame, where a
 # blurred index glyph may hang. It is opened by the kernel to cut the glyph free ("Glyphs cut
@@ -133,6 +152,76 @@ class IndexCandidates:
 
     def __len__(self) -> int:
         return int(self.span.shape[0])
+
+
+class ScaleError(ValueError):
+    """A card size that sets no scale (not a positive number of pixels)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GlyphLimits:
+    """What a glyph is, in the pixels of the frame as read: the smallest and biggest size
+    across, the paper window and how far ink lies from its paper (grey levels)."""
+
+    min_glyph: float
+    max_glyph: float
+    window: int
+    min_contrast: int
+
+    @classmethod
+    def of_frame(cls, shape: tuple[int, ...], *, small: bool = False) -> GlyphLimits:
+        """Limits as fractions of a frame's shorter side (the lower floors of a small frame
+        read enlarged with ``small``): for frames of unknown geometry."""
+        short = min(shape[0], shape[1])
+        floor, contrast = ((SMALL_FRAME_MIN_GLYPH, SMALL_FRAME_MIN_CONTRAST) if small
+                           else (MIN_GLYPH, MIN_CONTRAST))
+        return cls(max(MIN_GLYPH_PX, floor * short), MAX_GLYPH * short,
+                   max(3, int(round(WINDOW * short)) | 1), contrast)
+
+    @classmethod
+    def of_card(cls) -> GlyphLimits:
+        """Limits as shares of a card ``CARD_READ_PX`` tall: for a frame resized to that."""
+        return cls(max(MIN_GLYPH_PX, CARD_MIN_GLYPH * CARD_READ_PX),
+                   CARD_MAX_GLYPH * CARD_READ_PX,
+                   max(3, int(round(CARD_WINDOW * CARD_READ_PX)) | 1), CARD_MIN_CONTRAST)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How a frame is read: resized by ``scale``, then searched with ``limits``."""
+
+    scale: float
+    limits: GlyphLimits
+
+
+def check_card_px(card_px: float) -> float:
+    """``card_px`` as a float, or ``ScaleError`` where it is no positive number of pixels."""
+    if isinstance(card_px, bool) or not isinstance(card_px, (int, float)) \
+            or not math.isfinite(card_px) or card_px <= 0:
+        raise ScaleError(f"card_px must be a positive number of pixels, not {card_px!r}")
+    return float(card_px)
+
+
+def reading(shape: tuple[int, ...], *, card_px: float | None = None) -> Reading:
+    """How to read a frame of ``shape`` whose cards are ``card_px`` tall (None: unknown).
+
+    A known card size sets everything, whatever the frame's size: a crop round one card and
+    the whole frame it came from are read alike. Without it the frame's own size is the
+    only guide: over ``MAX_SHORT_SIDE`` it is shrunk, at most ``SMALL_FRAME_SHORT_SIDE`` it
+    is enlarged.
+    """
+    if card_px is not None:
+        return Reading(CARD_READ_PX / check_card_px(card_px), GlyphLimits.of_card())
+    if min(shape[0], shape[1]) <= SMALL_FRAME_SHORT_SIDE:
+        scale = SMALL_FRAME_UPSCALE
+        return Reading(scale, GlyphLimits.of_frame(_scaled(shape, scale), small=True))
+    scale = working_scale(shape)
+    return Reading(scale, GlyphLimits.of_frame(_scaled(shape, scale)))
+
+
+def _scaled(shape: tuple[int, ...], scale: float) -> tuple[int, int]:
+    """A frame's (height, width) once resized by ``scale``."""
+    return int(round(shape[0] * scale)), int(round(shape[1] * scale))
 
 
 def working_scale(shape: tuple[int, ...]) -> float:
@@ -258,28 +347,26 @@ def _solid_parts(sizes: np.ndarray, most: np.ndarray, lo: float, hi: float) -> n
                       & (np.maximum(pw, ph) <= most))
 
 
-def find_glyphs(channel: np.ndarray, *, bright: bool, min_glyph: float = MIN_GLYPH,
-                min_contrast: int = MIN_CONTRAST) -> Glyphs:
+def find_glyphs(channel: np.ndarray, *, bright: bool, limits: GlyphLimits | None = None
+                ) -> Glyphs:
     """Segments glyph-sized blobs darker (or, with ``bright``, lighter) than their paper, and
-    the solid glyphs cut free of the printed lines they touch. ``min_glyph`` (a share of the
-    shorter side) and ``min_contrast`` are lower for a small frame read enlarged."""
-    h, w = channel.shape[:2]
-    short = min(h, w)
-    win = max(3, int(round(WINDOW * short)) | 1)
-    paper = _paper_level(channel, win, bright=bright)
+    the solid glyphs cut free of the printed lines they touch. ``limits`` default to
+    fractions of the channel's shorter side (``GlyphLimits.of_frame``)."""
+    if limits is None:
+        limits = GlyphLimits.of_frame(channel.shape)
+    paper = _paper_level(channel, limits.window, bright=bright)
     if bright:
         diff = cv2.subtract(channel, paper)
     else:
         diff = cv2.subtract(paper, channel)
-    _, binary = cv2.threshold(diff, min_contrast, 255, cv2.THRESH_BINARY)
+    _, binary = cv2.threshold(diff, limits.min_contrast, 255, cv2.THRESH_BINARY)
     # Grana's block-based labelling: the same components, in the same order, as the default
     # algorithm, in less than half the time on a frame of ink and table grain.
     n, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
         binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
     stats = stats[1:]
     cents = cents[1:]
-    lo = max(MIN_GLYPH_PX, min_glyph * short)
-    hi = MAX_GLYPH * short
+    lo, hi = limits.min_glyph, limits.max_glyph
     keep = _glyph_like(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT],
                        stats[:, cv2.CC_STAT_AREA], lo, hi)
     parts = [_parts_of_line_work(labels, stats, lo, hi)]
@@ -418,27 +505,24 @@ def extract_patches(
     return patches, down, span
 
 
-def find_candidates(image: np.ndarray, *, screen: bool = True) -> IndexCandidates:
+def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | None = None
+                    ) -> IndexCandidates:
     """Runs segmentation, pairing and patch cutting on a BGR frame (coordinates in its pixels).
 
-    With ``screen`` (the default) the cheap index screen (``vision.screen``)
-    drops the patches that cannot be an index; training code that harvests
-    hard negatives for the CNN or the screen itself asks for every candidate.
+    ``card_px`` is a card's height in the frame's pixels where the caller knows it (the
+    device's camera), which sets the scale it is read at (``reading``). With ``screen`` (the
+    default) the cheap index screen (``vision.screen``) drops the patches that cannot be an
+    index; training code that harvests hard negatives for the CNN or the screen itself asks
+    for every candidate.
     """
     check_frame(image, "find_candidates")
-    scale = working_scale(image.shape)
-    small = min(image.shape[0], image.shape[1]) <= SMALL_FRAME_SHORT_SIDE
-    if small:
-        scale = SMALL_FRAME_UPSCALE
-    min_glyph, min_contrast = ((SMALL_FRAME_MIN_GLYPH, SMALL_FRAME_MIN_CONTRAST) if small
-                               else (MIN_GLYPH, MIN_CONTRAST))
+    read = reading(image.shape, card_px=card_px)
+    scale = read.scale
     work = image
     if scale != 1.0:
-        work = cv2.resize(
-            image,
-            (int(round(image.shape[1] * scale)), int(round(image.shape[0] * scale))),
-            interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC,
-        )
+        height, width = _scaled(image.shape, scale)
+        work = cv2.resize(image, (max(1, width), max(1, height)),
+                          interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC)
     lo, hi = channel_extremes(work)
     rank_parts: list[np.ndarray] = []
     suit_parts: list[np.ndarray] = []
@@ -446,8 +530,7 @@ def find_candidates(image: np.ndarray, *, screen: bool = True) -> IndexCandidate
     down_parts: list[np.ndarray] = []
     span_parts: list[np.ndarray] = []
     for channel, bright in ((lo, False), (hi, True)):
-        glyphs = find_glyphs(channel, bright=bright, min_glyph=min_glyph,
-                             min_contrast=min_contrast)
+        glyphs = find_glyphs(channel, bright=bright, limits=read.limits)
         r, s = pair_glyphs(glyphs)
         if r.size == 0:
             continue

@@ -170,13 +170,16 @@ def recognise(
     model_path: str = str(MODEL_PATH),
     deck: ScoreAdjuster | None = None,
     blur: float | None = None,
+    card_px: float | None = None,
 ) -> list[Detection]:
     """Finds the face-up cards in a BGR frame; unreadable ones come back with ``card=None``.
 
     Detections are sorted by confidence, highest first. ``deck`` is the table's taught
     deck (``vision.deck.DeckProfile``), which adjusts every patch's scores. ``blur`` is the
     frame's ``vision.focus.blur_sigma`` where the caller knows it (a camera's, measured now
-    and then: ``CameraRecogniser``); None measures this frame.
+    and then: ``CameraRecogniser``); None measures this frame. ``card_px`` is a card's
+    height in the frame's pixels where the caller knows it (a mounted camera): the frame is
+    read at the cards' scale, not its own size's (``vision.candidates.reading``).
     """
     check_frame(image, "recognise")
     sigma = blur_sigma(image) if blur is None else blur
@@ -186,12 +189,13 @@ def recognise(
     detections: list[Detection] = []
     outlines: list[np.ndarray] = []
     named: set[Card] = set()
-    for card, conf, quad in _whole_cards(image, model_path=model_path, deck=deck):
+    for card, conf, quad in _whole_cards(image, model_path=model_path, deck=deck,
+                                         card_px=card_px):
         if conf >= min_confidence and card not in named:
             named.add(card)
             outlines.append(quad)
             detections.append(Detection(card, _corners(quad), conf))
-    cand = find_candidates(image)
+    cand = find_candidates(image, card_px=card_px)
     if outlines and len(cand):
         # Indices on a card already read whole need no second reading.
         keep = ~np.any([points_in_quad(cand.rank_xy, o) for o in outlines], axis=0)
@@ -242,17 +246,18 @@ class CameraRecogniser:
         self.model_path = model_path
         self.focus = FocusMeter(every)
 
-    def __call__(self, image: np.ndarray) -> list[Detection]:
+    def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> list[Detection]:
+        """Reads a frame, or a crop of one, whose cards are ``card_px`` tall where known."""
         check_frame(image, "CameraRecogniser")  # before the meter, which would name itself
         return recognise(image, min_confidence=self.min_confidence, model_path=self.model_path,
-                         deck=self.deck, blur=self.focus(image))
+                         deck=self.deck, blur=self.focus(image), card_px=card_px)
 
 
-def _whole_cards(image: np.ndarray, *, model_path: str, deck: ScoreAdjuster | None = None
-                 ) -> list[tuple[Card, float, np.ndarray]]:
+def _whole_cards(image: np.ndarray, *, model_path: str, deck: ScoreAdjuster | None = None,
+                 card_px: float | None = None) -> list[tuple[Card, float, np.ndarray]]:
     """Cards read whole from their outline: (card, confidence, corners upright)."""
     out: list[tuple[Card, float, np.ndarray]] = []
-    quads = find_card_quads(image)
+    quads = find_card_quads(image, card_px=card_px)
     if not quads:
         return out
     parts = [corner_patches(image, q) for q in quads]

@@ -19,8 +19,9 @@ missed: a missing card can be entered by hand, a wrong one would be scored).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -38,7 +39,13 @@ Image = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels, x1 and y1 excluded
 Point = tuple[float, float]
 Corners = tuple[Point, Point, Point, Point]
-Recognise = Callable[[Image], Sequence[Seen]]
+
+
+class Recognise(Protocol):
+    """Reads a full-resolution BGR image (a crop of a frame) whose cards are ``card_px`` tall:
+    ``vision.detection.CameraRecogniser``."""
+
+    def __call__(self, image: Image, *, card_px: float | None = None) -> Sequence[Seen]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +166,9 @@ class StreamReader:
 
     ``recognise`` reads a full-resolution BGR image (``vision.detection.CameraRecogniser``);
     it is called on padded crops of the changed regions only, and once on the whole frame
-    when the table first settles, which is when the table's art is learnt. ``reads`` and
+    when the table first settles, which is when the table's art is learnt. Each call is told
+    the expected card height (``card_px``), so a crop is read at the cards' scale, whatever
+    its own size. ``reads`` and
     ``pixels_read`` count the work, for tests and benchmarks.
     """
 
@@ -200,7 +209,8 @@ class StreamReader:
     def _read(self, image: Image, region: Region) -> None:
         core, box = self._boxes(region)
         x0, y0, x1, y1 = box
-        found = [_shift(seen, x0, y0) for seen in self.recognise(image[y0:y1, x0:x1])]
+        crop = image[y0:y1, x0:x1]
+        found = [_shift(seen, x0, y0) for seen in self.recognise(crop, card_px=self.card_px)]
         self.reads += 1
         self.pixels_read += (x1 - x0) * (y1 - y0)
         found = [seen for seen in found if _inside(centroid(seen.corners), core)

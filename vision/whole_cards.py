@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.candidates import channel_extremes, extract_patches
+from vision.candidates import channel_extremes, check_card_px, extract_patches
 from vision.geometry import points_in_quad
 
 __all__ = ["CardQuad", "find_card_quads", "corner_patches", "CANON_W", "CANON_H"]
@@ -35,6 +35,18 @@ QUAD_SHORT_SIDE = 288
 # Card area as a fraction of the frame, and its long/short side ratio.
 MIN_AREA = 0.002
 MAX_AREA = 0.35
+# Where a card's height is known (``card_px``) the search runs with a card this tall (what a
+# frame 288 px high makes of a card an eighth of its height, the device's expectation), and
+# a card is from half to twice that tall, as ``vision.motion.StreamReader`` counts a card
+# physical: a crop round one card and the whole frame are searched alike.
+QUAD_CARD_PX = 36.0
+CARD_SIZES = (0.5, 2.0)
+# The card's area over its height squared (a poker card is 63 x 88 mm).
+CARD_AREA_PER_HEIGHT2 = 63 / 88
+# The local threshold's window: a share of the frame's shorter side, or (card_px known)
+# that many cards, what the share is on a frame of cards an eighth of its height.
+LOCAL_WINDOW = 0.35
+LOCAL_WINDOW_CARDS = LOCAL_WINDOW * 8
 MIN_ASPECT = 1.22
 MAX_ASPECT = 1.7
 # A card's blob fills its enclosing rectangle (rounded corners, slight perspective).
@@ -80,17 +92,16 @@ def _order_clockwise(pts: np.ndarray) -> np.ndarray:
     return pts.astype(np.float32)
 
 
-def _quads_in_mask(mask: np.ndarray, inv: float, *, grow: float = 0.0,
-                   mode: int = cv2.RETR_EXTERNAL) -> list[np.ndarray]:
+def _quads_in_mask(mask: np.ndarray, inv: float, areas: tuple[float, float], *,
+                   grow: float = 0.0, mode: int = cv2.RETR_EXTERNAL) -> list[np.ndarray]:
     contours, _ = cv2.findContours(mask, mode, cv2.CHAIN_APPROX_SIMPLE)
-    frame_area = float(mask.shape[0] * mask.shape[1])
     out = []
     for c in contours:
         if len(c) < 4:
             continue
         hull = cv2.convexHull(c)
         hull_area = cv2.contourArea(hull)
-        if not MIN_AREA * frame_area <= hull_area <= MAX_AREA * frame_area:
+        if not areas[0] <= hull_area <= areas[1]:
             continue
         rect = cv2.minAreaRect(hull)
         (rw, rh) = rect[1]
@@ -110,11 +121,26 @@ def _quads_in_mask(mask: np.ndarray, inv: float, *, grow: float = 0.0,
     return out
 
 
-def find_card_quads(image: np.ndarray) -> list[CardQuad]:
-    """Finds bright card-shaped quadrilaterals in a BGR frame (frame pixel coordinates)."""
+def find_card_quads(image: np.ndarray, *, card_px: float | None = None) -> list[CardQuad]:
+    """Finds bright card-shaped quadrilaterals in a BGR frame (frame pixel coordinates).
+
+    ``card_px`` is a card's height in the frame's pixels where the caller knows it: the search
+    then runs at the cards' scale and looks for cards of about that size, whatever the frame's
+    size; otherwise card sizes are shares of the frame.
+    """
     h, w = image.shape[:2]
     short = min(h, w)
-    scale = min(1.0, QUAD_SHORT_SIDE / short)
+    if card_px is not None:
+        card_px = check_card_px(card_px)
+        scale = min(1.0, QUAD_CARD_PX / card_px)
+        card = CARD_AREA_PER_HEIGHT2 * (card_px * scale) ** 2
+        areas = (CARD_SIZES[0] ** 2 * card, CARD_SIZES[1] ** 2 * card)
+        win = max(31, int(LOCAL_WINDOW_CARDS * card_px * scale) | 1)
+    else:
+        scale = min(1.0, QUAD_SHORT_SIDE / short)
+        frame_area = float(round(w * scale) * round(h * scale))
+        areas = (MIN_AREA * frame_area, MAX_AREA * frame_area)
+        win = max(31, int(short * scale * LOCAL_WINDOW) | 1)
     small = _shrink(image, (round(w * scale), round(h * scale))) if scale < 1.0 else image
     lo, hi = channel_extremes(small)
     # Paper is bright in every channel and barely coloured.
@@ -124,7 +150,6 @@ def find_card_quads(image: np.ndarray) -> list[CardQuad]:
     t, m = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     masks.append(m)
     # A local threshold for tables nearly as light as the cards.
-    win = max(31, int(short * scale * 0.35) | 1)
     mean = cv2.blur(white, (win, win))
     masks.append(np.where(white.astype(np.int16) > mean.astype(np.int16) + 12, 255, 0)
                  .astype(np.uint8))
@@ -134,9 +159,10 @@ def find_card_quads(image: np.ndarray) -> list[CardQuad]:
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     edges = cv2.dilate(cv2.Canny(cv2.GaussianBlur(grey, (3, 3), 0), 30, 90), kernel)
     found: list[list[np.ndarray]] = [
-        _quads_in_mask(cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel), 1.0 / scale) for m in masks
+        _quads_in_mask(cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel), 1.0 / scale, areas)
+        for m in masks
     ]
-    found.append(_quads_in_mask(255 - edges, 1.0 / scale, grow=3.0, mode=cv2.RETR_LIST))
+    found.append(_quads_in_mask(255 - edges, 1.0 / scale, areas, grow=3.0, mode=cv2.RETR_LIST))
     quads: list[np.ndarray] = []
     for group in found:
         for q in group:
@@ -147,7 +173,7 @@ def find_card_quads(image: np.ndarray) -> list[CardQuad]:
     # The paper mask again, unopened: opening wipes out the thin paper frame round a court
     # picture that fills the card, and the card with it. Unopened it also shows corners of
     # paper that a big index cuts off a card, so it only adds quads outside those found.
-    for q in _quads_in_mask(masks[0], 1.0 / scale):
+    for q in _quads_in_mask(masks[0], 1.0 / scale, areas):
         if not any(points_in_quad(q.mean(axis=0), o)[0] for o in quads):
             quads.append(q)
     return [CardQuad(q) for q in _without_unions(quads)]
