@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -288,9 +290,14 @@ def test_a_known_card_height_sets_the_scale_whatever_the_frames_size() -> None:
     assert whole == crop and whole.scale == 1.0
     # ... a card half that tall is read at twice its size ...
     assert reading((720, 1280), card_px=CARD_READ_PX / 2).scale == 2.0
-    # ... and the glyph limits are the card's, in a 200 px crop as in a 2560x1440 frame.
-    assert (reading((200, 200), card_px=90.0).limits
-            == reading((1440, 2560), card_px=300.0).limits)
+    # ... and the glyph limits are the card's, in a 200 px crop as in a 2560x1440 frame ...
+    assert reading((200, 200), card_px=90.0) == reading((1440, 2560), card_px=90.0)
+    # ... but for the contrast floor, lower where enlarging smears the strokes.
+    shrunk, enlarged = reading((720, 1280), card_px=300.0), reading((720, 1280), card_px=90.0)
+    assert shrunk.limits.min_contrast == vision.candidates.MIN_CONTRAST
+    assert enlarged.limits.min_contrast == vision.candidates.SMALL_FRAME_MIN_CONTRAST
+    assert (dataclasses.replace(shrunk.limits, min_contrast=0)
+            == dataclasses.replace(enlarged.limits, min_contrast=0))
 
 
 def test_without_a_card_height_the_frames_own_size_sets_the_scale() -> None:

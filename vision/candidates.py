@@ -93,13 +93,12 @@ SMALL_FRAME_MIN_CONTRAST = 40
 # photos scaled to 60-90 px cards from recall 0.51 to 0.92 (EPFL dev) and 0.70 to 0.91
 # (Roboflow dev). The glyph floor is the frame-relative floor of such a frame (6.5 px), the
 # paper window 0.48 of a card, the ceiling 1.44 cards: glyphs never reach it, but line work
-# up to twice it is opened (a card's printed border with an index against it). Measured
-# choices: vision/training/README.md, "Read at the card's scale".
+# up to twice it is opened (a card's printed border with an index against it). Cards read
+# 150 or 120 px tall found fewer (vision/training/README.md, "Device geometry").
 CARD_READ_PX = 180.0
 CARD_MIN_GLYPH = SMALL_FRAME_MIN_GLYPH * SMALL_FRAME_SHORT_SIDE * SMALL_FRAME_UPSCALE / CARD_READ_PX
 CARD_MAX_GLYPH = MAX_GLYPH * SMALL_FRAME_SHORT_SIDE * SMALL_FRAME_UPSCALE / CARD_READ_PX
 CARD_WINDOW = WINDOW * SMALL_FRAME_SHORT_SIDE * SMALL_FRAME_UPSCALE / CARD_READ_PX
-CARD_MIN_CONTRAST = SMALL_FRAME_MIN_CONTRAST
 # A blob filling less than this share of its box, and no more than this many times the
 # biggest glyph across, is mostly line: a card's printed border or a court's frame, where a
 # blurred index glyph may hang. It is opened by the kernel to cut the glyph free ("Glyphs cut
@@ -179,11 +178,21 @@ class GlyphLimits:
                    max(3, int(round(WINDOW * short)) | 1), contrast)
 
     @classmethod
-    def of_card(cls) -> GlyphLimits:
-        """Limits as shares of a card ``CARD_READ_PX`` tall: for a frame resized to that."""
+    def of_card(cls, scale: float) -> GlyphLimits:
+        """Limits as shares of a card ``CARD_READ_PX`` tall: for a frame resized to that by
+        ``scale``.
+
+        Enlarging smears an index's 1 px strokes into grey, so ink lies nearer its paper: the
+        contrast floor falls from ``MIN_CONTRAST`` (cards read at their size or shrunk) to
+        ``SMALL_FRAME_MIN_CONTRAST`` (enlarged twice or more), in proportion between. At 1x
+        the lower floor found no more cards (2560x1440 frames, 120-180 px cards, dev) and
+        twice the candidates on a wooden table (a region read 41.6 -> 27.5 ms).
+        """
+        enlarged = min(1.0, max(0.0, (scale - 1.0) / (SMALL_FRAME_UPSCALE - 1.0)))
+        contrast = MIN_CONTRAST - enlarged * (MIN_CONTRAST - SMALL_FRAME_MIN_CONTRAST)
         return cls(max(MIN_GLYPH_PX, CARD_MIN_GLYPH * CARD_READ_PX),
                    CARD_MAX_GLYPH * CARD_READ_PX,
-                   max(3, int(round(CARD_WINDOW * CARD_READ_PX)) | 1), CARD_MIN_CONTRAST)
+                   max(3, int(round(CARD_WINDOW * CARD_READ_PX)) | 1), int(round(contrast)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +220,8 @@ def reading(shape: tuple[int, ...], *, card_px: float | None = None) -> Reading:
     is enlarged.
     """
     if card_px is not None:
-        return Reading(CARD_READ_PX / check_card_px(card_px), GlyphLimits.of_card())
+        scale = CARD_READ_PX / check_card_px(card_px)
+        return Reading(scale, GlyphLimits.of_card(scale))
     if min(shape[0], shape[1]) <= SMALL_FRAME_SHORT_SIDE:
         scale = SMALL_FRAME_UPSCALE
         return Reading(scale, GlyphLimits.of_frame(_scaled(shape, scale), small=True))
