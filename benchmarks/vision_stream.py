@@ -103,16 +103,18 @@ def scene(table: np.ndarray, card: tuple[np.ndarray, np.ndarray], at: tuple[int,
 
 
 def lay(table: np.ndarray, name: Any, card: tuple[np.ndarray, np.ndarray],
-        at: tuple[int, int], *, pi: bool, appear_frames: int, to_led_s: float) -> dict[str, Any]:
+        at: tuple[int, int], *, pi: bool, appear_frames: int, to_led_s: float,
+        still_frames: int = 3) -> dict[str, Any]:
     """One card laid by a hand, the loop simulated at 30 fps with the measured work."""
     from vision.detection import CameraRecogniser
-    from vision.motion import StreamReader
+    from vision.motion import StreamReader, WatchSettings
     from vision.sources import Frame, watch_image
     from vision.zones import centroid
 
     centre = (at[0] + card[1].shape[1] / 2, at[1] + card[1].shape[0] / 2)
     timed = Timed(CameraRecogniser())
-    reader = StreamReader(timed, frame_size=FULL, learn_art=False)
+    reader = StreamReader(timed, frame_size=FULL, learn_art=False,
+                          settings=WatchSettings(still_frames=still_frames))
     empty = Frame(table, 0, 0, watch_image(table, WATCH))
     for i in range(6):
         reader(Frame(table, i / FPS, i, empty.watch))
@@ -155,6 +157,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--frames", type=int, default=300, help="still frames to time")
     parser.add_argument("--cpu", action="store_true", help="time by the thread's CPU time")
+    parser.add_argument("--still-frames", type=int, default=3,
+                        help="still frames before a change is read (WatchSettings)")
     args = parser.parse_args()
     global clock
     if args.cpu:
@@ -198,9 +202,10 @@ def main() -> None:
         table = tables[k % len(tables)]
         at = places[k % len(places)]
         laid_here.append(dict(lay(table, name, (crop, mask), at, pi=False, appear_frames=appear,
-                                  to_led_s=to_led), card=str(name)))
+                                  to_led_s=to_led, still_frames=args.still_frames),
+                              card=str(name)))
         laid_pi.append(lay(table, name, (crop, mask), at, pi=True, appear_frames=appear,
-                           to_led_s=to_led))
+                           to_led_s=to_led, still_frames=args.still_frames))
 
     report: dict[str, Any] = {
         "frame": f"{FULL[0]}x{FULL[1]}", "watch": f"{WATCH[0]}x{WATCH[1]}",

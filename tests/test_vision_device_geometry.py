@@ -1,5 +1,6 @@
-"""Real table photos at the device's geometry (cards 75 px tall in a 1280x720 frame): a small
-frame is read enlarged, so its 6-7 px indices are found (``candidates.SMALL_FRAME_*``)."""
+"""Real table photos at the device's geometry (cards 75 px tall in a 1280x720 frame), read as
+the device reads them, told it expects cards 90 px tall: the frame is read at the cards'
+scale (enlarged twice), so its 6-7 px indices are found (``candidates.reading``)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def test_epfl_dev_photos_at_device_geometry_read_most_cards_and_no_wrong_one() -
         scale = 75 / geometry.card_height(item, photo.shape, EPFL)
         frame = geometry.device_frame(photo, scale, geometry.STREAM)
         assert frame.shape == (720, 1280, 3)
-        seen = {d.card for d in CameraRecogniser()(frame) if d.card is not None}
+        seen = {d.card for d in CameraRecogniser()(frame, card_px=90.0) if d.card is not None}
         right += len(seen & item.cards)
         wrong += len(seen - item.cards)
         labelled += len(item.cards)
