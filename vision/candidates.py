@@ -94,7 +94,7 @@ SMALL_FRAME_MIN_CONTRAST = 40
 # (Roboflow dev). The glyph floor is the frame-relative floor of such a frame (6.5 px), the
 # paper window 0.48 of a card, the ceiling 1.44 cards: glyphs never reach it, but line work
 # up to twice it is opened (a card's printed border with an index against it). Cards read
-# 150 or 120 px tall found fewer (vision/training/README.md, "Device geometry").
+# 120 or 150 px tall found fewer, 210 px no more (benchmarks/README.md, device geometry).
 CARD_READ_PX = 180.0
 CARD_MIN_GLYPH = SMALL_FRAME_MIN_GLYPH * SMALL_FRAME_SHORT_SIDE * SMALL_FRAME_UPSCALE / CARD_READ_PX
 CARD_MAX_GLYPH = MAX_GLYPH * SMALL_FRAME_SHORT_SIDE * SMALL_FRAME_UPSCALE / CARD_READ_PX

@@ -168,8 +168,7 @@ class StreamReader:
     it is called on padded crops of the changed regions only, and once on the whole frame
     when the table first settles, which is when the table's art is learnt. Each call is told
     the expected card height (``card_px``), so a crop is read at the cards' scale, whatever
-    its own size. ``reads`` and
-    ``pixels_read`` count the work, for tests and benchmarks.
+    its own size. ``reads`` and ``pixels_read`` count the work, for tests and benchmarks.
     """
 
     def __init__(self, recognise: Recognise, *, frame_size: tuple[int, int],
