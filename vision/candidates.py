@@ -186,7 +186,8 @@ class GlyphLimits:
         contrast floor falls from ``MIN_CONTRAST`` (cards read at their size or shrunk) to
         ``SMALL_FRAME_MIN_CONTRAST`` (enlarged twice or more), in proportion between. At 1x
         the lower floor found no more cards (2560x1440 frames, 120-180 px cards, dev) and
-        twice the candidates on a wooden table (a region read 41.6 -> 27.5 ms).
+        twice the candidates on a wooden table (305 against 147 in one crop, whose candidate
+        stage took 41.6 against 27.5 ms).
         """
         enlarged = min(1.0, max(0.0, (scale - 1.0) / (SMALL_FRAME_UPSCALE - 1.0)))
         contrast = MIN_CONTRAST - enlarged * (MIN_CONTRAST - SMALL_FRAME_MIN_CONTRAST)
