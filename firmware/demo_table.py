@@ -21,6 +21,7 @@ the wrong count. GO, claims and muggins are button presses, as at the table.
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import time
@@ -319,10 +320,6 @@ class VisionTable:
                  settings: SceneSettings = DEMO_SCENE, recognise: Recogniser | None = None,
                  fps: float = 10.0, pause: float = 2.0, settle_frames: int = 3,
                  frames_dir: Path | None = None, max_pictures: int = 30) -> None:
-        if recognise is None:
-            from vision.detection import CameraRecogniser
-
-            recognise = CameraRecogniser()
         players = len(truth[0]["players"]) if truth and "players" in truth[0] else 2
         self.film = GameFilm.from_log(
             truth, rng=rng, layout=TableLayout.for_camera(players, settings.camera))
@@ -332,6 +329,12 @@ class VisionTable:
         self.tally = Tally()
         self.camera = SceneCamera(self.film.script, clock=clock, rng=scene_rng,
                                   settings=settings, fps=fps, pause=pause)
+        if recognise is None:
+            from vision.detection import CameraRecogniser
+
+            # The device knows its cards' size from the camera's mount (vision.motion's
+            # StreamReader); the demo's camera model knows it exactly.
+            recognise = functools.partial(CameraRecogniser(), card_px=self._card_px())
         self.recognise = recognise
         self.tracker = _WatchedTracker(
             CardTracker(frame_size=self.camera.size, zones=self.camera.zones), self.camera,
@@ -351,10 +354,15 @@ class VisionTable:
         return {**self.tally.to_json(), "frames_saved": self.pictures,
                 "camera_model": self.camera_model()}
 
+    def _card_px(self) -> float:
+        """How tall a card is in the frames, in pixels."""
+        layout = self.film.script.layout
+        return layout.card_height * self.camera.size[1] / layout.size[1]
+
     def camera_model(self) -> dict[str, Any]:
         """The camera the table was filmed with, and the card size in pixels it gives."""
         camera, size = self.settings.camera, self.camera.size
-        card = self.film.script.layout.card_height * size[1] / self.film.script.layout.size[1]
+        card = self._card_px()
         out: dict[str, Any] = {"name": camera.name if camera else "ideal",
                                "resolution": list(size),
                                "card_px": [round(card * CARD_ASPECT), round(card)]}
