@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the cribbage board as a boot service on Raspberry Pi OS Bookworm.
 #
-#   sudo systemd/install.sh [--dry-run] [--with-voice] [--no-apt]
+#   sudo systemd/install.sh [--dry-run] [--with-voice] [--no-apt] [--leds spi|pio]
 #                           [--prefix /opt/cribbage-board] [--user cribbage]
 #                           [--root DIR]   (or DESTDIR=DIR)
 #
@@ -9,42 +9,53 @@
 #   1. apt: python3-venv, python3-picamera2 and python3-lgpio (apt builds, matched to
 #      the Pi's libcamera and kernel), python3-dev and build-essential (rpi-ws281x is
 #      built from source), espeak-ng with --with-voice.
-#   2. groups gpio, video and spi (created if missing) and the system user (default
-#      "cribbage", home /var/lib/cribbage-board, no login shell) in them.
+#   2. groups gpio, video, spi, leds and audio (created if missing) and the system
+#      user (default "cribbage", home /var/lib/cribbage-board, no login shell) in them.
 #   3. a virtualenv at PREFIX/.venv made with --system-site-packages, so apt's
-#      picamera2 and lgpio are visible, and the project installed into it with the
-#      "pi" extra and opencv-python-headless==4.11.0.86: Bookworm's numpy is 1.24 and
-#      OpenCV 4.12+ wheels need numpy 2 (shared PI-NOTES.md).
+#      picamera2 and lgpio are visible, and the project installed into it under
+#      constraints/bookworm.txt (Python 3.11) or constraints/trixie.txt (3.13): the
+#      library versions the tests run against (Bookworm's numpy is 1.24 and OpenCV
+#      4.12+ wheels need numpy 2: shared PI-NOTES.md).
 #   4. /etc/cribbage-board/config.toml from firmware/config.example.toml, only if
-#      absent: an existing config is never overwritten.
-#   5. the unit at /etc/systemd/system/cribbage-board.service (ExecStart pointed at
+#      absent (an existing config is never overwritten), with the LED backend for
+#      this board: "spi" (GPIO10) on a Pi 3, 4, 5 or Zero 2 W, or with --leds pio on
+#      a Pi 5, "pi5_pio" (GPIO18, /dev/leds0).
+#   5. the board's boot settings (/proc/device-tree/model says which Pi): lines
+#      added to /boot/firmware/config.txt (dtparam=spi=on and the core clock pin of
+#      a Pi 3/4, or dtoverlay=ws2812-pio on a Pi 5) and, for long SPI strips,
+#      spidev.bufsiz to cmdline.txt; for --leds pio a udev rule that gives
+#      /dev/leds* to the group leds. These need a reboot, which it says.
+#   6. the unit at /etc/systemd/system/cribbage-board.service (ExecStart pointed at
 #      PREFIX), enabled for boot; restarted if it was running, so an upgrade takes.
 #
 # --dry-run prints every step and changes nothing (no root needed).
-# --root DIR (or DESTDIR) places the files (steps 4, 5 and the docs) under DIR and
-# enables the unit there with `systemctl --root`; steps 1-3 change the running
-# system, so they are skipped. Paths written into the files stay the real ones.
+# --root DIR (or DESTDIR) places the files (steps 4-6 and the docs) under DIR, reads
+# DIR/proc/device-tree/model and enables the unit there with `systemctl --root`;
+# steps 1-3 change the running system, so they are only said. Paths written into
+# the files stay the real ones.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 src="$(dirname "$here")"
 unit_name="cribbage-board.service"
-opencv_pin="opencv-python-headless==4.11.0.86"
 
 dry_run=0
+leds="spi"
 with_voice=0
 apt=1
 prefix="/opt/cribbage-board"
 user="cribbage"
 root="${DESTDIR:-}"
 
-usage() { sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --dry-run) dry_run=1 ;;
         --with-voice) with_voice=1 ;;
         --no-apt) apt=0 ;;
+        --leds) leds="${2:?--leds needs spi or pio}"; shift ;;
+        --leds=*) leds="${1#*=}" ;;
         --prefix) prefix="${2:?--prefix needs a directory}"; shift ;;
         --prefix=*) prefix="${1#*=}" ;;
         --user) user="${2:?--user needs a name}"; shift ;;
@@ -59,12 +70,19 @@ done
 root="${root%/}"
 [[ "$prefix" == /* ]] || { echo "install.sh: --prefix must be absolute, not '$prefix'" >&2; exit 2; }
 if [[ -n "$root" && "$root" != /* ]]; then root="$(pwd)/$root"; fi
+[[ "$leds" == spi || "$leds" == pio ]] \
+    || { echo "install.sh: --leds must be spi or pio, not '$leds'" >&2; exit 2; }
 
 state_dir="/var/lib/cribbage-board"
 venv="$prefix/.venv"
 config="/etc/cribbage-board/config.toml"
 unit="/etc/systemd/system/$unit_name"
-groups=(gpio video spi)
+# leds: /dev/leds* through the udev rule (Pi 5 PIO); audio: espeak-ng's sound card.
+# Every group is created if missing, because the unit names them all and systemd
+# refuses to start a unit with a supplementary group that does not exist.
+groups=(gpio video spi leds audio)
+udev_rule="/etc/udev/rules.d/99-cribbage-board-leds.rules"
+reboot_for=()
 
 say() { printf '%s\n' "$*"; }
 # Runs a command, or with --dry-run prints it.
@@ -76,6 +94,17 @@ if (( ! dry_run )) && [[ -z "$root" && "$(id -u)" != 0 ]]; then
     echo "install.sh: run as root (sudo), or use --dry-run or --root DIR" >&2
     exit 1
 fi
+
+# The constraints file for this OS release (Debian codename), if the project has one.
+constraints_file() {
+    local codename=""
+    if [[ -r /etc/os-release ]]; then
+        codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
+    fi
+    if [[ -n "$codename" && -f "$src/constraints/$codename.txt" ]]; then
+        echo "$src/constraints/$codename.txt"
+    fi
+}
 
 system_steps() {
     if (( apt )); then
@@ -108,7 +137,15 @@ system_steps() {
     else
         run python3 -m venv --system-site-packages "$venv"
     fi
-    run "$venv/bin/pip" install --disable-pip-version-check --upgrade "$src[pi]" "$opencv_pin"
+    local constraints
+    constraints="$(constraints_file)"
+    if [[ -n "$constraints" ]]; then
+        run "$venv/bin/pip" install --disable-pip-version-check --upgrade \
+            -c "$constraints" "$src[pi]"
+    else
+        say "note: no constraints/ file for this OS release; installing the newest libraries"
+        run "$venv/bin/pip" install --disable-pip-version-check --upgrade "$src[pi]"
+    fi
 }
 
 # Installs a file (mode 0644) at $root$2 if its content differs.
@@ -124,12 +161,137 @@ place() {
     fi
 }
 
-file_steps() {
+# The board: pi5, pi4 or pi3 (a Pi 3 or Zero 2 W), "old" (32-bit only: no onnxruntime)
+# or "none" (not a Raspberry Pi), from the device tree's model string.
+board_kind() {
+    case "$1" in
+        "Raspberry Pi 5"*|"Raspberry Pi 500"*|"Raspberry Pi Compute Module 5"*) echo pi5 ;;
+        "Raspberry Pi 4"*|"Raspberry Pi 400"*|"Raspberry Pi Compute Module 4"*) echo pi4 ;;
+        "Raspberry Pi 3"*|"Raspberry Pi Zero 2"*|"Raspberry Pi Compute Module 3"*) echo pi3 ;;
+        "Raspberry Pi"*) echo old ;;
+        *) echo none ;;
+    esac
+}
+
+# The layout's LED count, read from the config by the project's own code.
+led_count() {
+    local python="python3"
+    [[ -z "$root" && -x "$venv/bin/python" ]] && python="$venv/bin/python"
+    PYTHONPATH="$src" "$python" -c 'import sys
+from hardware.config import load_config
+print(load_config(sys.argv[1]).layout.n_leds)' "$1" 2>/dev/null
+}
+
+# Appends each line that $1 (a file under $root) lacks, under one comment and [all].
+add_lines() {
+    local file="$1" why="$2"; shift 2
+    local missing=() line
+    for line in "$@"; do
+        grep -qxF "$line" "$root$file" 2>/dev/null || missing+=("$line")
+    done
+    if (( ${#missing[@]} == 0 )); then
+        say "ok: $file has $*"
+        return
+    fi
+    if [[ ! -f "$root$file" ]]; then
+        say "note: no $file here: add by hand: ${missing[*]}"
+    elif (( dry_run )); then
+        say "would add to $file: ${missing[*]}"
+    else
+        { printf '\n# cribbage-board (systemd/install.sh): %s\n[all]\n' "$why"
+          printf '%s\n' "${missing[@]}"; } >>"$root$file"
+        say "added to $file: ${missing[*]}"
+    fi
+    reboot_for+=("$file")
+}
+
+# Appends a kernel option to the one line of cmdline.txt if absent.
+add_kernel_option() {
+    local file="$1" option="$2"
+    if grep -qwF -- "$option" "$root$file" 2>/dev/null; then
+        say "ok: $file has $option"
+    elif [[ ! -f "$root$file" ]]; then
+        say "note: no $file here: add by hand: $option"
+    elif (( dry_run )); then
+        say "would add to $file: $option"
+    else
+        sed -i "1s#\$# $option#" "$root$file"
+        say "added to $file: $option"
+        reboot_for+=("$file")
+    fi
+}
+
+# Says the model, enables its LED interface, and prints the backend that drives it.
+board_steps() {
+    local model_file="$root/proc/device-tree/model" model="" kind
+    [[ -r "$model_file" ]] && model="$(tr -d '\0' <"$model_file")"
+    kind="$(board_kind "$model")"
+    backend="simulator"
+    case "$kind" in
+        none)
+            say "note: not a Raspberry Pi (${model:-no $model_file}): boot settings left alone, LEDs simulated"
+            [[ "$leds" == pio ]] && { echo "install.sh: --leds pio needs a Raspberry Pi 5" >&2; exit 2; }
+            return ;;
+        old)
+            say "note: '$model' runs only a 32-bit OS, which the recogniser (onnxruntime) does not support: boot settings left alone, LEDs simulated"
+            return ;;
+    esac
+    say "board: $model"
+    if [[ "$leds" == pio && "$kind" != pi5 ]]; then
+        echo "install.sh: --leds pio needs a Raspberry Pi 5, not '$model'; use --leds spi" >&2
+        exit 2
+    fi
+    local boot=/boot/firmware
+    [[ -d "$root$boot" || ! -d "$root/boot" ]] || boot=/boot
+    local config_txt="$boot/config.txt" cmdline="$boot/cmdline.txt" n
+    local source="$root$config"
+    [[ -f "$source" ]] || source="$src/firmware/config.example.toml"
+    n="$(led_count "$source")" || n=""
+    if [[ -z "$n" ]]; then
+        n=366
+        say "note: could not read the LED count from $config; assuming $n"
+    fi
+    if [[ "$leds" == pio ]]; then
+        backend="pi5_pio"
+        add_lines "$config_txt" "WS2812 strip on GPIO18 through the RP1's PIO (/dev/leds0)" \
+            "dtoverlay=ws2812-pio,gpio=18,num_leds=$n"
+        place "$here/99-cribbage-board-leds.rules" "$udev_rule"
+        placed_udev=1
+    else
+        backend="spi"
+        case "$kind" in
+            pi4) add_lines "$config_txt" "WS2812 strip on SPI0 MOSI (GPIO10); the SPI clock follows the core clock, so pin it" \
+                     "dtparam=spi=on" "core_freq=500" "core_freq_min=500" ;;
+            pi3) add_lines "$config_txt" "WS2812 strip on SPI0 MOSI (GPIO10); the SPI clock follows the core clock, so pin it" \
+                     "dtparam=spi=on" "core_freq=250" ;;
+            pi5) add_lines "$config_txt" "WS2812 strip on SPI0 MOSI (GPIO10)" "dtparam=spi=on" ;;
+        esac
+        # One frame is 9 bytes per LED and a 90-byte reset gap, in one transfer: over 445
+        # LEDs that outgrows spidev's default 4096-byte buffer.
+        if (( n * 9 + 90 > 4096 )); then
+            add_kernel_option "$cmdline" "spidev.bufsiz=65536"
+        fi
+    fi
+}
+
+# Writes the config with this board's backend if there is none yet.
+config_steps() {
     if [[ -e "$root$config" ]]; then
         say "ok: kept existing $config"
-    else
-        place "$src/firmware/config.example.toml" "$config"
+        if [[ "$backend" != simulator ]] && ! grep -qE "^backend *= *\"$backend\"" "$root$config"; then
+            say "note: set [board.strip] backend = \"$backend\" in $config to light the strip"
+        fi
+        return
     fi
+    local rendered
+    rendered="$(mktemp)"
+    sed -e "s@^backend = \"simulator\".*@backend = \"$backend\"              # chosen by install.sh: spi | pi5_pio | ws281x (Pi 1-4, root only) | simulator@" \
+        "$src/firmware/config.example.toml" >"$rendered"
+    place "$rendered" "$config"
+    rm -f "$rendered"
+}
+
+file_steps() {
     place "$here/README.md" "$prefix/systemd/README.md"
 
     local rendered
@@ -148,15 +310,26 @@ enable_steps() {
     run systemctl daemon-reload
     run systemctl enable "$unit_name"
     run systemctl try-restart "$unit_name"
+    if [[ -n "${placed_udev:-}" ]]; then
+        run udevadm control --reload
+        run udevadm trigger --sysname-match='leds[0-9]*'
+    fi
 }
 
 if [[ -n "$root" ]]; then
     say "skip: apt, users and the virtualenv change the running system (--root $root)"
+    say "skip: usermod --append --groups $(IFS=,; echo "${groups[*]}") $user (--root $root)"
 else
     system_steps
 fi
+board_steps
+config_steps
 file_steps
 enable_steps
+if (( ${#reboot_for[@]} )); then
+    say "reboot needed: $(printf '%s\n' "${reboot_for[@]}" | sort -u | paste -sd' ') changed"
+fi
 if (( ! dry_run )); then
-    say "done: edit $config, then: sudo systemctl start $unit_name"
+    say "done: check it with: $venv/bin/cribbage-board doctor --config $config"
+    say "then: sudo systemctl start $unit_name"
 fi
