@@ -31,6 +31,7 @@ from hardware.config import BoardConfig, ConfigError, read_toml
 __all__ = [
     "DeviceConfig", "CameraConfig", "ZonesConfig", "StoreConfig", "VoiceConfig", "WebConfig",
     "DeviceConfigError", "load_device_config", "default_store_path", "CAMERA_SOURCES",
+    "config_problems",
 ]
 
 CAMERA_SOURCES = ("picamera2", "opencv", "replay")
@@ -45,6 +46,9 @@ _CAMERA_KEYS = {
 _WATCH_SHAPE_TOLERANCE = 0.02
 _TABLES = ("game", "rules", "board", "buttons", "camera", "zones", "store", "voice", "web",
            "club")
+# The tables each table is checked against (rules count the players; zones need both the
+# players and the camera's frame size).
+_NEEDS = {"rules": ("game",), "zones": ("game", "camera")}
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]
 
@@ -191,6 +195,36 @@ def load_device_config(path: Path | str | None = None, *,
         raise DeviceConfigError(str(exc)) from None
     config = parse_device_config(document, name=path.name, base=path.parent, environ=environ)
     return replace(config, source=path)
+
+
+def config_problems(path: Path | str, *,
+                    environ: Mapping[str, str] | None = None) -> list[str]:
+    """Every fault of a config file, one message per table, where loading stops at the first.
+
+    Each table is checked alone (with the tables it needs), so a typo in ``[web]`` does
+    not hide one in ``[camera]``; a table whose needs are broken is not checked twice.
+    """
+    path = Path(path)
+    try:
+        document = read_toml(path)
+    except OSError as exc:
+        return [f"cannot read config {str(path)!r}: {exc.strerror or exc}"]
+    except ConfigError as exc:
+        return [str(exc)]
+    problems: list[str] = []
+    broken: set[str] = set()
+    for key in [*(t for t in _TABLES if t in document), *(t for t in document
+                                                          if t not in _TABLES)]:
+        needs = _NEEDS.get(key, ())
+        if broken & set(needs):
+            continue
+        part = {k: document[k] for k in (*needs, key) if k in document}
+        try:
+            parse_device_config(part, name=path.name, base=path.parent, environ=environ)
+        except DeviceConfigError as exc:
+            problems.append(str(exc))
+            broken.add(key)
+    return problems
 
 
 def parse_device_config(document: Mapping[str, Any], *, name: str = "config.toml",

@@ -20,6 +20,7 @@ publishes a read-only snapshot for the page. Without a hub none of that runs.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections import deque
@@ -57,6 +58,8 @@ from vision.sources import CameraUnavailableError, FrameSource
 from vision.sources import Frame as CameraFrame
 from vision.tracker import CameraLost, Seen, TableEvent
 from vision.zones import TableZones
+
+log = logging.getLogger("firmware.loop")
 
 __all__ = ["DeviceLoop", "Panel", "Tracker", "Recogniser", "Reader", "UnknownWatch"]
 
@@ -156,6 +159,8 @@ class DeviceLoop:
         self.unknown = unknown or UnknownWatch()
         self.focus = focus or FocusWatch()
         self.frames_pushed = 0
+        # What went wrong with the strip, while frames cannot be pushed; None while they can.
+        self.strip_problem: str | None = None
         self.turns = 0
         self._shown: BoardState | None = None
         self._frames: deque[Frame] = deque()
@@ -239,7 +244,7 @@ class DeviceLoop:
         except CameraUnavailableError as exc:
             self.source.close()
             self.source = None
-            self._tell(Feedback("notice", f"camera gone: {exc}"))
+            self._tell(Feedback("notice", f"camera gone: {exc}"), level=logging.WARNING)
             return [CameraLost(now)]
         if frame is None:
             return list(self.tracker.update(now, None))
@@ -248,7 +253,8 @@ class DeviceLoop:
             detections = list(self.reader(frame) if self.reader is not None
                               else self.recognise(frame.image))
         except Exception as exc:  # a recogniser bug must not stop the scoring
-            self._tell(Feedback("notice", f"recogniser failed on frame {frame.index}: {exc}"))
+            self._tell(Feedback("notice", f"recogniser failed on frame {frame.index}: {exc}"),
+                       level=logging.WARNING)
             return list(self.tracker.update(now, None))
         self._watch_focus()
         items: list[TableInput] = list(self.tracker.update(now, detections))
@@ -262,7 +268,9 @@ class DeviceLoop:
         if isinstance(meter, FocusMeter):
             said = self.focus.update(meter)
             if said is not None:
-                self._tell(Feedback("notice", said))
+                trouble = self.focus.state == "out of focus"
+                self._tell(Feedback("notice", said),
+                           level=logging.WARNING if trouble else logging.INFO)
 
     def _buttons(self, now: float) -> list[TableInput]:
         actions: list[TableInput] = []
@@ -306,7 +314,10 @@ class DeviceLoop:
         for item in said:
             self._tell(item)
 
-    def _tell(self, item: Feedback) -> None:
+    def _tell(self, item: Feedback, *, level: int = logging.INFO) -> None:
+        """Acts on one piece of feedback and logs it; the device's own trouble (camera,
+        strip, focus) at warning, so the journal's ``-p warning`` shows it (firmware.logs)."""
+        log.log(level, item.text if item.kind == "say" else f"[{item.kind}] {item.text}")
         self._recent.append((item.kind, item.text))
         self._told += 1
         if self._heard is not None:
@@ -441,7 +452,17 @@ class DeviceLoop:
         yield renderer(after)
 
     def _push(self, frame: Frame) -> None:
-        self.strip.show(np.asarray(frame))
+        try:
+            self.strip.show(np.asarray(frame))
+        except OSError as exc:  # a strip gone mid-game: keep scoring, the page shows the board
+            if self.strip_problem is None:
+                self.strip_problem = str(exc)
+                self._tell(Feedback("notice", f"LED strip unavailable: {exc}"),
+                           level=logging.WARNING)
+            return
+        if self.strip_problem is not None:
+            self.strip_problem = None
+            self._tell(Feedback("notice", "LED strip back"))
         self.frames_pushed += 1
 
 

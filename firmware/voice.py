@@ -9,15 +9,19 @@ default: a laptop running the tests should not start talking.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import subprocess
+import tempfile
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import IO, Protocol
 
 from firmware.config import VoiceConfig
 
 __all__ = ["Voice", "VoiceUnavailableError", "Speaking", "Runner"]
+
+log = logging.getLogger("firmware.voice")
 
 
 class VoiceUnavailableError(OSError):
@@ -35,9 +39,41 @@ class Speaking(Protocol):
 Runner = Callable[[Sequence[str]], Speaking]
 
 
+class _Process:
+    """espeak-ng running, its error output kept in a file (a pipe nobody reads while it
+    speaks could fill and stall it) so a failure is logged rather than lost."""
+
+    def __init__(self, command: Sequence[str]) -> None:
+        self._errors: IO[bytes] = tempfile.TemporaryFile()
+        try:
+            self._process = subprocess.Popen(list(command), stdin=subprocess.DEVNULL,
+                                             stdout=subprocess.DEVNULL, stderr=self._errors)
+        except BaseException:
+            self._errors.close()
+            raise
+
+    def poll(self) -> int | None:
+        return self._process.poll()
+
+    def wait(self, timeout: float) -> int:
+        """Waits for the sentence to end (tests; the loop only polls)."""
+        return self._process.wait(timeout)
+
+    def kill(self) -> None:
+        self._process.kill()
+        self._process.wait()
+        self._errors.close()
+
+    def errors(self) -> str:
+        """What the program wrote on stderr, once it has ended."""
+        self._errors.seek(0)
+        text = self._errors.read().decode(errors="replace")
+        self._errors.close()
+        return " ".join(text.split())
+
+
 def _popen(command: Sequence[str]) -> Speaking:
-    return subprocess.Popen(list(command), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    return _Process(command)
 
 
 class Voice:
@@ -102,10 +138,13 @@ class Voice:
         """Starts the next sentence once the last one is done. Call it every loop turn."""
         if self._speaking is not None:
             try:
-                if self._speaking.poll() is None:
-                    return
+                code = self._speaking.poll()
             except OSError:
-                pass
+                code = None
+            else:
+                if code is None:
+                    return
+            self._told_errors(self._speaking, code)
             self._speaking = None
         if not self._queue or not self.available:
             return
@@ -116,7 +155,19 @@ class Voice:
             self._speaking = self._runner(command)
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             self.problem = f"cannot run {self.command!r}: {exc}"
+            log.warning(f"voice: {self.problem}")
             self._queue.clear()
+
+    def _told_errors(self, done: Speaking, code: int | None) -> None:
+        """Logs a sentence that failed (no sound card, the audio group missing) with what
+        the program said on stderr."""
+        errors = getattr(done, "errors", None)
+        text = errors() if callable(errors) else ""
+        if code:
+            log.warning(f"voice: {self.command!r} exited with status {code}"
+                        + (f": {text}" if text else ""))
+        elif text:
+            log.info(f"voice: {self.command!r} said: {text}")
 
     def close(self) -> None:
         """Stops speaking; what was queued is dropped."""

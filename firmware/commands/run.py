@@ -1,8 +1,11 @@
 """``cribbage-board run [--config FILE] [--store PATH]``: the device program.
 
 Real hardware where the config asks for it, the simulator (or nothing)
-where it does not, and it says which on stdout before anything else, one line
-per part ("LEDs: simulator (no [board.strip] backend configured)"). A part the
+where it does not, and it says which before anything else, one line per part
+("LEDs: simulator (no [board.strip] backend configured)"). Everything it says
+goes through ``logging`` to stdout (``firmware.logs``): plain lines on a
+terminal, with journald priorities under systemd, the device's trouble at
+warning. A part the
 config names that cannot start is an error (exit 2, one line), never a quiet
 fallback: a board that silently runs on a simulator looks dead at the table.
 
@@ -20,6 +23,7 @@ while the config still says what it said when they were chosen.
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import time
@@ -33,6 +37,8 @@ __all__ = ["register", "run", "Parts", "open_parts", "DEFAULT_CONFIG"]
 #: ``--config`` reads it too when it exists, so the board at the table and a player's
 #: ``cribbage-board run`` on the Pi agree.
 DEFAULT_CONFIG = Path("/etc/cribbage-board/config.toml")
+
+log = logging.getLogger("firmware.run")
 
 
 def register(subparsers: Any) -> None:
@@ -166,16 +172,18 @@ def _zones(config: Any) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     began = time.monotonic()
+    from firmware import logs
     from firmware.config import load_device_config
     from firmware.loop import DeviceLoop
     from firmware.notify import Notifier, Watchdog
     from firmware.store import EventStore
-    from firmware.table import Feedback, TableFlow
+    from firmware.table import TableFlow
     from firmware.web.hub import Hub
     from firmware.web.inputs import TableSettings
     from firmware.web.settings import SettingsFile, settings_path
     from hardware.buttons import Controls
 
+    logs.setup()
     default = DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None
     config = load_device_config(args.config if args.config is not None else default)
     if args.max_seconds is not None and args.max_seconds < 0:
@@ -184,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
     store_path = args.store or config.store.path
     parts = open_parts(config, clock=clock)
     for line in parts.lines:
-        print(line, flush=True)
+        log.info(line)
     notifier = Notifier()
     store = None
     page: Any = None
@@ -198,12 +206,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = EventStore.open(store_path, clock=time.time)
         if store.recovery is not None:
-            print(f"store: {store.recovery}", flush=True)
-        print(f"store: {store_path} ({len(store.lines)} events in the current match)",
-              flush=True)
-
-        def tell(item: Feedback) -> None:
-            print(item.text if item.kind == "say" else f"[{item.kind}] {item.text}", flush=True)
+            log.warning(f"store: {store.recovery}")
+        log.info(f"store: {store_path} ({len(store.lines)} events in the current match)")
 
         buttons = config.buttons
         controls = Controls(long_press=buttons.long_press,
@@ -215,10 +219,10 @@ def run(args: argparse.Namespace) -> int:
         settings = chosen.load(tracks=layout.tracks, shared=layout.shared,
                                game_hole=layout.game_hole) if config.web.enabled else None
         if chosen.problem:
-            print(f"phone settings: {chosen.problem}", flush=True)
+            log.warning(f"phone settings: {chosen.problem}")
         if settings is not None:
-            print(f"phone settings: {', '.join(settings.players)} {dict(settings.rules)} "
-                  f"(chosen on the phone)", flush=True)
+            log.info(f"phone settings: {', '.join(settings.players)} {dict(settings.rules)} "
+                     f"(chosen on the phone)")
             if settings.colours:
                 renderer = replace(renderer, palette=replace(
                     renderer.palette, sides=settings.colours + renderer.palette.sides[
@@ -233,10 +237,10 @@ def run(args: argparse.Namespace) -> int:
                           reader=parts.reader,
                           panel=parts.panel, controls=controls, voice=parts.voice,
                           notifier=notifier, watchdog=Watchdog.from_environ(clock=clock),
-                          on_feedback=tell, hub=hub)
+                          hub=hub)
         loop.start()
         publisher = _club(config, Path(store_path))
-        print(f"ready in {time.monotonic() - began:.2f} s: {loop.status()}", flush=True)
+        log.info(f"ready in {time.monotonic() - began:.2f} s: {loop.status()}")
         if hub is not None:
             page = _serve(config, hub, chosen, explicit="web" in config.configured,
                           store_path=Path(store_path))
@@ -248,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
             loop.run(should_stop=lambda: stop["signal"] is not None, max_seconds=args.max_seconds)
         notifier.stopping()
         why = f"signal {stop['signal']}" if stop["signal"] is not None else "done"
-        print(f"stopping ({why}): {loop.status()}", flush=True)
+        log.info(f"stopping ({why}): {loop.status()}")
     finally:
         if page is not None:
             page.server.stop()
@@ -271,7 +275,7 @@ def _club(config: Any, store_path: Path) -> Any:
 
     publisher = ClubPublisher(store_path, club)
     publisher.start()
-    print(publisher.describe(), flush=True)
+    log.info(publisher.describe())
     return publisher
 
 
@@ -297,9 +301,9 @@ def _serve(config: Any, hub: Any, chosen: Any, *, explicit: bool,
     except WebServerError as exc:
         if explicit:
             raise
-        print(f"phone page: off ({exc}; set [web] port, or enabled = false)", flush=True)
+        log.warning(f"phone page: off ({exc}; set [web] port, or enabled = false)")
         return None
     where = " or ".join(server.urls())
     said = f"phone page: {where} (PIN {pin} for changes)"
-    print(said, flush=True)
+    log.info(said)
     return _Page(server, said)

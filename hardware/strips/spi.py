@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from hardware.strip import SizedStrip, StripError, StripUnavailableError, check_frame
 
-__all__ = ["SpiStrip", "encode_ws2812", "SPEED_HZ", "BUFSIZ_PATH"]
+__all__ = ["SpiStrip", "encode_ws2812", "check_buffer", "SPEED_HZ", "BUFSIZ_PATH"]
 
 SPEED_HZ = 2_400_000
 BUFSIZ_PATH = Path("/sys/module/spidev/parameters/bufsiz")
@@ -87,14 +87,8 @@ class SpiStrip(SizedStrip):
         _order(order)
         self._n = n
         self._order = order
-        self._reset_bytes = math.ceil(reset_us * 1e-6 * speed_hz / 8)
-        frame_bytes = n * 9 + self._reset_bytes
-        bufsiz = _read_int(Path(bufsiz_path))
-        if bufsiz is not None and frame_bytes > bufsiz:
-            raise StripError(
-                f"{n} LEDs need {frame_bytes} bytes per SPI transfer but spidev.bufsiz is "
-                f"{bufsiz}: add 'spidev.bufsiz=65536' to /boot/firmware/cmdline.txt"
-            )
+        self._reset_bytes = check_buffer(n, speed_hz=speed_hz, reset_us=reset_us,
+                                         bufsiz_path=bufsiz_path)
         if spi is None:
             try:
                 spidev = importlib.import_module("spidev")
@@ -135,6 +129,21 @@ class SpiStrip(SizedStrip):
         finally:
             self._spi.close()
             self._spi = None
+
+
+def check_buffer(n: int, *, speed_hz: int = SPEED_HZ, reset_us: int = 300,
+                 bufsiz_path: Path | str = BUFSIZ_PATH) -> int:
+    """Returns the reset gap in bytes, or raises ``StripError`` when a frame of ``n`` LEDs
+    would not fit spidev's buffer (it would go out in two transfers and latch half)."""
+    reset_bytes = math.ceil(reset_us * 1e-6 * speed_hz / 8)
+    frame_bytes = n * 9 + reset_bytes
+    bufsiz = _read_int(Path(bufsiz_path))
+    if bufsiz is not None and frame_bytes > bufsiz:
+        raise StripError(
+            f"{n} LEDs need {frame_bytes} bytes per SPI transfer but spidev.bufsiz is "
+            f"{bufsiz}: add 'spidev.bufsiz=65536' to /boot/firmware/cmdline.txt"
+        )
+    return reset_bytes
 
 
 def _read_int(path: Path) -> int | None:

@@ -1,0 +1,135 @@
+"""``cribbage-board doctor [--config FILE] [--walk-leds] [--buttons] [--camera] [--all]``.
+
+First the config and what it asks of this machine (``firmware.doctor``), every
+fault in words, without opening anything: the unit runs this as its
+``ExecStartPre``, and a fault exits 2, which systemd does not restart. Then,
+only on request and with the service stopped (they open the strip, the pins
+and the camera), the hands-on checks of ``firmware.doctor_walk``. ``--all``
+asks before each when a person is at the terminal, and never waits on a
+stdin that is not one. Exit status: 2 for a config fault, 1 when a hands-on
+check fails (a button never pressed, no camera frame), else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from firmware.cli import UsageError
+
+__all__ = ["register", "doctor"]
+
+DEFAULT_CONFIG = Path("/etc/cribbage-board/config.toml")
+log = logging.getLogger("firmware.doctor")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "doctor", help="check the config and the Pi's LEDs, buttons and camera")
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG,
+                        help=f"device config (TOML; default {DEFAULT_CONFIG})")
+    parser.add_argument("--walk-leds", action="store_true",
+                        help="light one LED at a time along each track")
+    parser.add_argument("--buttons", action="store_true", help="ask for each button in turn")
+    parser.add_argument("--camera", action="store_true",
+                        help="grab a frame; say its size and the cards' size in pixels")
+    parser.add_argument("--all", action="store_true",
+                        help="all three, asking before each when run at a terminal")
+    parser.add_argument("--step-ms", type=float, default=30.0,
+                        help="how long each LED of the walk stays lit (default 30)")
+    parser.add_argument("--button-timeout", type=float, default=10.0,
+                        help="seconds to wait for each button (default 10)")
+    parser.set_defaults(handler=doctor)
+
+
+def doctor(args: argparse.Namespace) -> int:
+    from firmware import logs
+    from firmware.doctor import check
+
+    logs.setup()
+    if args.step_ms < 0 or args.button_timeout <= 0:
+        raise UsageError(f"--step-ms must not be negative and --button-timeout must be "
+                         f"positive, not {args.step_ms!r} and {args.button_timeout!r}")
+    findings = check(args.config)
+    faults = [f for f in findings if f.level == "fault"]
+    for finding in findings:
+        log.log(logging.ERROR if finding.level == "fault" else logging.WARNING, finding.text)
+    if faults:
+        raise UsageError(f"{len(faults)} fault{'s' if len(faults) > 1 else ''} in "
+                         f"{str(args.config)!r} or what it asks of this machine (listed above)")
+    log.info(f"config OK: {args.config}")
+
+    steps = [("walk the LEDs", _walk, args.walk_leds), ("ask for each button", _buttons,
+                                                        args.buttons),
+             ("grab a camera frame", _camera, args.camera)]
+    ask = args.all and sys.stdin is not None and sys.stdin.isatty()
+    failed = 0
+    if any(chosen or args.all for _, _, chosen in steps):
+        from firmware.config import load_device_config
+
+        config = load_device_config(args.config)
+        for what, step, chosen in steps:
+            if not (chosen or args.all):
+                continue
+            if ask and input(f"{what}? [Y/n] ").strip().lower().startswith("n"):
+                continue
+            failed += not step(config, args)
+    return 1 if failed else 0
+
+
+def _say(line: str) -> None:
+    log.info(line)
+
+
+def _walk(config: Any, args: argparse.Namespace) -> bool:
+    from firmware.doctor_walk import walk_leds
+
+    strip = config.board.open_strip()
+    try:
+        walk_leds(strip, config.board.layout, say=_say, sleep=time.sleep,
+                  step_s=args.step_ms / 1000)
+    finally:
+        strip.close()
+    return True
+
+
+def _buttons(config: Any, args: argparse.Namespace) -> bool:
+    from firmware.doctor_walk import ask_buttons
+    from hardware.buttons import ButtonPanel
+
+    if "buttons" not in config.configured:
+        _say("buttons: none configured ([buttons] table): nothing to ask for")
+        return True
+    panel = ButtonPanel.from_config(config.buttons)
+    try:
+        answered = ask_buttons(panel, config.buttons.specs(), say=_say, clock=time.monotonic,
+                               sleep=time.sleep, timeout_s=args.button_timeout)
+    finally:
+        panel.close()
+    return all(answered.values())
+
+
+def _camera(config: Any, args: argparse.Namespace) -> bool:
+    from firmware.doctor_walk import measure_camera
+    from vision.detection import CameraRecogniser
+    from vision.sources import open_source
+
+    if "camera" not in config.configured:
+        _say("camera: none configured ([camera] table): nothing to grab")
+        return True
+    camera = config.camera
+    deck = None
+    if camera.deck is not None:
+        from vision.deck import load_profile
+
+        deck = load_profile(camera.deck)
+    source = open_source(camera.source, **camera.options())
+    try:
+        size = measure_camera(source, CameraRecogniser(deck=deck), say=_say)
+    finally:
+        source.close()
+    return size is not None
