@@ -94,9 +94,14 @@ def _strip(config: DeviceConfig, system: System) -> list[Finding]:
     if "board.strip" not in config.configured or backend == "simulator":
         return [Finding("note", "LEDs: backend 'simulator': nothing lights; set [board.strip] "
                                 "backend = \"spi\" (systemd/install.sh picks it for this Pi)")]
+    from hardware.strip import StripError, StripUnavailableError, check_options
+
+    try:
+        check_options(backend, board.layout, **options)
+    except (StripError, StripUnavailableError) as exc:
+        return [Finding("fault", f"LEDs: {exc}")]
     n = board.layout.n_leds
     if backend == "spi":
-        from hardware.strip import StripError
         from hardware.strips.spi import BUFSIZ_PATH, SPEED_HZ, check_buffer
 
         node = f"/dev/spidev{options.get('bus', 0)}.{options.get('device', 0)}"
@@ -130,7 +135,7 @@ def _strip(config: DeviceConfig, system: System) -> list[Finding]:
             found.append(Finding("fault", "LEDs: the Python module rpi_ws281x is missing: "
                                           "pip install rpi-ws281x (the 'pi' extra)"))
         return found
-    return []  # an unknown backend is a config fault, reported before this runs
+    return []
 
 
 def _camera(config: DeviceConfig, system: System) -> list[Finding]:

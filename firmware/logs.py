@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping
 from typing import IO
 
-__all__ = ["JournalFormatter", "priority", "is_journal", "setup", "LOGGER"]
+__all__ = ["JournalFormatter", "priority", "is_journal", "setup", "detach", "LOGGER"]
 
 #: The device program's logger; modules log under it (``firmware.loop``, ...).
 LOGGER = "firmware"
@@ -67,17 +67,29 @@ class _Plain(logging.Formatter):
             f"{record.levelname.lower()}: {line}"
 
 
+class _Stdout(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever ``sys.stdout`` is at each line, as ``print`` did (pytest's capture
+    swaps it per test)."""
+
+    @property
+    def stream(self) -> IO[str]:
+        return sys.stdout
+
+    @stream.setter
+    def stream(self, value: IO[str]) -> None:
+        pass
+
+
 def setup(*, stream: IO[str] | None = None, environ: Mapping[str, str] | None = None,
           level: int = logging.INFO, journal: bool | None = None) -> logging.Handler:
-    """Sends the device's log (``firmware`` and below) to ``stream`` (stdout), once.
+    """Sends the device's log (``firmware`` and below) to ``stream`` (default: stdout).
 
     ``journal`` forces the prefixes on or off; None asks ``is_journal``. Calling it
-    again replaces the handler, so tests and repeated ``main()`` calls do not double
-    every line.
+    again replaces the handler, so repeated ``main()`` calls do not double every line.
     """
-    out = sys.stdout if stream is None else stream
-    on_journal = is_journal(out, environ) if journal is None else journal
-    handler = logging.StreamHandler(out)
+    on_journal = is_journal(sys.stdout if stream is None else stream, environ) \
+        if journal is None else journal
+    handler: logging.Handler = _Stdout() if stream is None else logging.StreamHandler(stream)
     handler.setFormatter(JournalFormatter("%(message)s") if on_journal
                          else _Plain("%(message)s"))
     handler.set_name("cribbage-board")
@@ -86,5 +98,12 @@ def setup(*, stream: IO[str] | None = None, environ: Mapping[str, str] | None = 
         logger.removeHandler(old)
     logger.addHandler(handler)
     logger.setLevel(level)
-    logger.propagate = False
     return handler
+
+
+def detach(handler: logging.Handler) -> None:
+    """Takes back what ``setup`` added, when a command ends (tests run many in one process)."""
+    logger = logging.getLogger(LOGGER)
+    logger.removeHandler(handler)
+    if not any(h.get_name() == "cribbage-board" for h in logger.handlers):
+        logger.setLevel(logging.NOTSET)

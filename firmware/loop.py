@@ -459,6 +459,8 @@ class DeviceLoop:
                 self.strip_problem = str(exc)
                 self._tell(Feedback("notice", f"LED strip unavailable: {exc}"),
                            level=logging.WARNING)
+            self._frames.clear()
+            self._shown = None  # the next turn draws the board again, and so retries
             return
         if self.strip_problem is not None:
             self.strip_problem = None

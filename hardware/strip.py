@@ -26,6 +26,7 @@ __all__ = [
     "StripUnavailableError",
     "BACKENDS",
     "open_strip",
+    "check_options",
     "check_frame",
     "SizedStrip",
 ]
@@ -101,6 +102,13 @@ def open_strip(name: str, layout: Layout, **options: Any) -> LedStrip:
     unknown name or option, ``StripUnavailableError`` when the backend cannot
     run on this machine.
     """
+    strip: LedStrip = check_options(name, layout, **options).open(layout, **options)
+    return strip
+
+
+def check_options(name: str, layout: Layout, **options: Any) -> Any:
+    """Returns the backend class called ``name`` once its options fit it, opening nothing
+    (``cribbage-board doctor`` asks this of a config with the service running)."""
     target = BACKENDS.get(name)
     if target is None:
         raise StripError(
@@ -116,8 +124,7 @@ def open_strip(name: str, layout: Layout, **options: Any) -> LedStrip:
         inspect.signature(cls).bind(layout, **options)  # the first argument only holds a place
     except TypeError as exc:
         raise StripError(f"LED backend {name!r}: {exc} (options given: {sorted(options)})") from exc
-    strip: LedStrip = cls.open(layout, **options)
-    return strip
+    return cls
 
 
 def check_frame(frame: npt.NDArray[np.uint8], n: int) -> npt.NDArray[np.uint8]:

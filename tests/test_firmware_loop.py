@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -283,3 +284,42 @@ def test_unknown_watch_reports_an_unreadable_card_once_per_quiet_spell() -> None
     assert [len(f) for f in found] == [0, 0, 1, 0, 0]
     assert found[2][0].zone == "Ann"
     assert watch.update(20.0, [Seen()], zones) != []
+
+
+def test_device_trouble_is_logged_at_warning_and_a_lost_strip_does_not_stop_scoring(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    class Broken(BlankCamera):
+        def read(self, timeout: float = 0.5) -> Any:
+            raise CameraUnavailableError("opencv", "device unplugged")
+
+    class Flaky(SimulatorStrip):
+        failing = True
+
+        def show(self, frame: Any) -> None:
+            if self.failing:
+                raise OSError(5, "Input/output error")
+            super().show(frame)
+
+    clock = SteppedClock()
+    store = EventStore.open(tmp_path / "events.sqlite3", clock=clock)
+    layout = per_side_tracks(3)
+    strip = Flaky(layout)
+    loop = DeviceLoop(store=store, flow=TableFlow(("Ann", "Bob")), strip=strip,
+                      renderer=Renderer(layout), clock=clock, source=Broken(clock),
+                      recognise=lambda image: [], tracker=ScriptedTracker(),
+                      pace=lambda s: None)
+    caplog.set_level(logging.INFO, logger="firmware")
+    loop.start()
+    loop.step()
+    loop.step()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == ["[notice] LED strip unavailable: [Errno 5] Input/output error",
+                        "[notice] camera gone: camera source 'opencv' is unavailable: "
+                        "device unplugged"]
+    assert loop.strip_problem == "[Errno 5] Input/output error" and loop.frames_pushed == 0
+    strip.failing = False
+    loop.step()
+    assert loop.strip_problem is None and loop.frames_pushed >= 1
+    assert "[notice] LED strip back" in [r.getMessage() for r in caplog.records
+                                         if r.levelno == logging.INFO]
+    store.close()

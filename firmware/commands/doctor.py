@@ -48,9 +48,17 @@ def register(subparsers: Any) -> None:
 
 def doctor(args: argparse.Namespace) -> int:
     from firmware import logs
+
+    handler = logs.setup()
+    try:
+        return _doctor(args)
+    finally:
+        logs.detach(handler)
+
+
+def _doctor(args: argparse.Namespace) -> int:
     from firmware.doctor import check
 
-    logs.setup()
     if args.step_ms < 0 or args.button_timeout <= 0:
         raise UsageError(f"--step-ms must not be negative and --button-timeout must be "
                          f"positive, not {args.step_ms!r} and {args.button_timeout!r}")

@@ -171,8 +171,17 @@ def _zones(config: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    began = time.monotonic()
     from firmware import logs
+
+    handler = logs.setup()
+    try:
+        return _run(args)
+    finally:
+        logs.detach(handler)
+
+
+def _run(args: argparse.Namespace) -> int:
+    began = time.monotonic()
     from firmware.config import load_device_config
     from firmware.loop import DeviceLoop
     from firmware.notify import Notifier, Watchdog
@@ -183,7 +192,6 @@ def run(args: argparse.Namespace) -> int:
     from firmware.web.settings import SettingsFile, settings_path
     from hardware.buttons import Controls
 
-    logs.setup()
     default = DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None
     config = load_device_config(args.config if args.config is not None else default)
     if args.max_seconds is not None and args.max_seconds < 0:
