@@ -230,7 +230,10 @@ board_steps() {
     case "$kind" in
         none)
             say "note: not a Raspberry Pi (${model:-no $model_file}): boot settings left alone, LEDs simulated"
-            [[ "$leds" == pio ]] && { echo "install.sh: --leds pio needs a Raspberry Pi 5" >&2; exit 2; }
+            if [[ "$leds" == pio ]]; then
+                echo "install.sh: --leds pio needs a Raspberry Pi 5" >&2
+                exit 2
+            fi
             return ;;
         old)
             say "note: '$model' runs only a 32-bit OS, which the recogniser (onnxruntime) does not support: boot settings left alone, LEDs simulated"
@@ -281,6 +284,10 @@ config_steps() {
         if [[ "$backend" != simulator ]] && ! grep -qE "^backend *= *\"$backend\"" "$root$config"; then
             say "note: set [board.strip] backend = \"$backend\" in $config to light the strip"
         fi
+        return
+    fi
+    if [[ "$backend" == simulator ]]; then
+        place "$src/firmware/config.example.toml" "$config"
         return
     fi
     local rendered

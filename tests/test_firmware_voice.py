@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from firmware.config import VoiceConfig
-from firmware.voice import Voice, VoiceUnavailableError
+from firmware.voice import Voice, VoiceUnavailableError, _popen
 
 
 class FakeProcess:
@@ -92,3 +95,25 @@ def test_close_stops_speaking() -> None:
     voice.say("go")
     voice.close()
     assert runner.processes[0].killed
+
+
+def test_espeak_errors_are_logged_not_discarded(tmp_path: Path,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    program = tmp_path / "espeak-ng"
+    program.write_text("#!/bin/sh\necho 'ALSA lib pcm.c: cannot open device /dev/snd/pcmC0D0p: "
+                       "Permission denied' >&2\nexit 1\n")
+    program.chmod(0o755)
+    started: list[Any] = []
+
+    def runner(command: Sequence[str]) -> Any:
+        started.append(_popen(command))
+        return started[-1]
+
+    voice = Voice(enabled=True, runner=runner, which=lambda name: str(program))
+    caplog.set_level(logging.INFO, logger="firmware")
+    assert voice.say("fifteen two")
+    assert started[0].wait(timeout=30) == 1
+    voice.pump()
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        "voice: 'espeak-ng' exited with status 1: ALSA lib pcm.c: cannot open device "
+        "/dev/snd/pcmC0D0p: Permission denied"]
