@@ -41,3 +41,36 @@ def page() -> Iterator[Any]:
         yield found
         assert errors == [], errors
         browser.close()
+
+
+# Tests whose cards are drawn with cv2.putText (vision.training.synth.render_card,
+# vision.scene): OpenCV 5 draws its Hershey fonts as smooth outlines, OpenCV 4 as strokes, so
+# the indices these tests read are other shapes under the Bookworm pass (OpenCV 4.11: see
+# constraints/bookworm.txt) and the expected readings do not hold. The device never reads
+# putText glyphs; what it does read, real photos, is read the same under both (the dataset
+# tests, which run in both passes).
+DRAWN_WITH_OPENCV5_TEXT = frozenset({
+    "tests/test_cli_calibrate.py::test_zones_match_the_truth_of_the_laid_markers",
+    "tests/test_cli_calibrate.py::test_write_replaces_only_the_zones_table",
+    "tests/test_cli_vision.py::test_eval_reads_photos_widened_back_unless_their_pixels_are_square",
+    "tests/test_vision_photo.py::test_a_fan_squashed_to_a_square_is_read_widened_back",
+    "tests/test_vision_photo.py::test_widened_readings_are_outlined_in_the_photos_own_pixels",
+    "tests/test_vision_scene.py::test_recogniser_and_tracker_follow_a_drawn_deal",
+    "tests/test_vision_screen.py::test_screened_candidates_are_a_subset_and_keep_the_card",
+    "tests/test_vision_teach.py::"
+    "test_a_card_read_surely_as_one_laid_in_another_photo_is_taught_when_that_reads_right",
+    "tests/test_vision_whole_cards.py::test_a_rank_and_suit_blurred_into_one_blob_are_cut_as_an_index",
+})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    import cv2
+
+    if int(cv2.__version__.split(".")[0]) >= 5:
+        return
+    skip = pytest.mark.skip(reason=f"cards drawn with cv2.putText, which OpenCV "
+                                   f"{cv2.__version__} draws as other shapes than OpenCV 5 "
+                                   "(tests/conftest.py)")
+    for item in items:
+        if item.nodeid.split("[")[0] in DRAWN_WITH_OPENCV5_TEXT:
+            item.add_marker(skip)
