@@ -45,13 +45,14 @@ def test_missing_device_says_which_overlay(tmp_path: Path) -> None:
         Pi5PioStrip(5, device=tmp_path / "leds0")
 
 
-def test_unwritable_device_says_root_or_udev(tmp_path: Path) -> None:
-    device = tmp_path / "leds0"
-    device.write_bytes(b"")
-    device.chmod(0o444)
+def test_unwritable_device_names_the_udev_rule_and_group(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    if os.geteuid() == 0:
-        pytest.skip("root can write read-only files")
-    with pytest.raises(StripUnavailableError, match="run as root or add a udev rule"):
-        Pi5PioStrip(5, device=device)
+    def refuse(path: object, flags: int) -> int:  # what os.open does to a non-root user
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(os, "open", refuse)
+    with pytest.raises(StripUnavailableError,
+                       match="install systemd/99-cribbage-board-leds.rules .* join the group leds"):
+        Pi5PioStrip(5, device=tmp_path / "leds0")

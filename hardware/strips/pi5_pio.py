@@ -37,7 +37,7 @@ class Pi5PioStrip(SizedStrip):
     in the overlay (GPIO18, header pin 12, by default); grounds joined; the
     strip on its own 5 V supply. ``/boot/firmware/config.txt``:
     ``dtoverlay=ws2812-pio,gpio=18,num_leds=366``. The device is root-only
-    unless a udev rule gives it to a group.
+    unless a udev rule gives it to a group (systemd/99-cribbage-board-leds.rules: ``leds``).
     """
 
     def __init__(self, n: int, *, device: Path | str = DEVICE) -> None:
@@ -53,7 +53,9 @@ class Pi5PioStrip(SizedStrip):
             ) from exc
         except PermissionError as exc:
             raise StripUnavailableError(
-                "pi5_pio", f"cannot write {str(self._device)!r}: run as root or add a udev rule"
+                "pi5_pio", f"cannot write {str(self._device)!r}: install "
+                "systemd/99-cribbage-board-leds.rules (systemd/install.sh --leds pio) and join "
+                "the group leds"
             ) from exc
 
 
