@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,26 @@ def test_demo_refuses_a_camera_no_table_has_in_one_line(
     assert main(["demo", "--out", str(tmp_path), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_a_recovered_store_is_said_at_warning_and_with_its_priority_under_the_journal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "events.sqlite3"
+    store.write_bytes(b"this is not SQLite, it is a shopping list\n" * 200)
+    assert main(["run", "--store", str(store), "--once"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith("warning: store: ")], out
+    # Under systemd, stdout is the journal stream that JOURNAL_STREAM names: lines carry
+    # their priority, and journalctl -p warning keeps the <4> ones.
+    store.write_bytes(b"not a store either\n" * 200)
+    journal = tmp_path / "journal"
+    with open(journal, "w") as stream:
+        stat = os.fstat(stream.fileno())
+        monkeypatch.setenv("JOURNAL_STREAM", f"{stat.st_dev}:{stat.st_ino}")
+        monkeypatch.setattr("sys.stdout", stream)
+        assert main(["run", "--store", str(store), "--once"]) == 0
+    lines = journal.read_text().splitlines()
+    warnings = [line for line in lines if line.startswith("<4>")]
+    assert len(warnings) == 1 and warnings[0].startswith("<4>store: "), lines
+    assert "<6>LEDs: simulator (no [board.strip] backend configured)" in lines
