@@ -9,7 +9,9 @@ OpenCV decodes them with its logging silenced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -22,6 +24,16 @@ class ImageFileError(OSError):
     """An image file that cannot be read or decoded."""
 
 
+def _log_level() -> tuple[Callable[[], Any], Callable[[Any], Any], Any]:
+    """OpenCV's get and set of its log level, and the silent level. OpenCV 5 has them in
+    ``cv2.utils.logging``; the 4.x wheels (Raspberry Pi OS Bookworm's 4.11.0.86) only at
+    the top level, as ``cv2.getLogLevel`` and ``cv2.setLogLevel`` with 0 for silent."""
+    module = getattr(getattr(cv2, "utils", None), "logging", None)
+    if module is not None:
+        return module.getLogLevel, module.setLogLevel, module.LOG_LEVEL_SILENT
+    return getattr(cv2, "getLogLevel"), getattr(cv2, "setLogLevel"), 0  # noqa: B009
+
+
 def read_image(path: Path | str) -> npt.NDArray[np.uint8]:
     """The image at ``path`` as a BGR frame (h, w, 3)."""
     try:
@@ -29,12 +41,13 @@ def read_image(path: Path | str) -> npt.NDArray[np.uint8]:
     except OSError as exc:
         raise ImageFileError(f"cannot read the image {str(path)!r}: "
                              f"{exc.strerror or exc}") from None
-    before = cv2.utils.logging.getLogLevel()
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    get_level, set_level, silent = _log_level()
+    before = get_level()
+    set_level(silent)
     try:
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
     finally:
-        cv2.utils.logging.setLogLevel(before)
+        set_level(before)
     if image is None:
         raise ImageFileError(f"cannot read the image {str(path)!r}: "
                              f"not a picture OpenCV can decode")
