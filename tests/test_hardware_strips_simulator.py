@@ -8,13 +8,13 @@ an intended change to the picture, regenerate them with
 (and with .venv-bookworm for tests/golden/opencv4/), then look at every changed
 picture before committing it.
 
-Each OpenCV major version has its own pictures. Measured (issue 43) against the
-pictures drawn by OpenCV 5.0.0, OpenCV 4.11.0 draws 1.7-1.8 % of the pixels more
-than 40 levels off, every one of them in the labels' glyphs (OpenCV 5 draws the
-Hershey fonts as smooth outlines); the holes and pegs are identical. One peg
-moved one hole, in one build, is 0.14-0.22 %: any tolerance that took both
-builds' labels would pass a moved peg, so the tolerance stays where one build
-needs it and the pictures are kept per version instead.
+Each OpenCV major version has its own pictures. Measured (issue 43,
+benchmarks/golden_versions.py) against the pictures drawn by OpenCV 5.0.0, OpenCV
+4.11.0 draws 1.5-1.8 % of the pixels more than 40 levels off, every one of them in
+the labels' glyphs (OpenCV 5 draws the Hershey fonts as smooth outlines); the holes
+and pegs are identical. One peg moved one hole, in one build, is 0.14-0.22 %: any
+tolerance that took both builds' labels would pass a moved peg, so the tolerance
+stays where one build needs it and the pictures are kept per version instead.
 """
 
 from __future__ import annotations
