@@ -232,6 +232,10 @@ class TableFlow:
         # right: the next card read or typed is what it really was.
         self._last_card: Card | None = None
         self._correcting: Card | None = None
+        # The last starter as a fresh tracker will report it after a restart: that report is
+        # the camera seeing it where it lay, no news, and must not turn the CONFIRM that
+        # starts the next game into "the old starter cut again".
+        self._resumed: Card | None = None
 
     # -- the events the flow proposes ------------------------------------------------------
 
@@ -240,7 +244,7 @@ class TableFlow:
 
     def start(self, game: Game) -> Outcome:
         """What to do when the device starts on the store's resumed game."""
-        self._old_starter = game.starter  # a fresh tracker will report it again
+        self._old_starter = self._resumed = game.starter  # a fresh tracker reports it again
         if game.phase == "new_game":
             return Outcome(events=(self.new_game_event(),))
         if tuple(game.players) != self.players:
@@ -268,6 +272,8 @@ class TableFlow:
                 self._old_starter = None
             if item.card == self._offered:
                 self._offered = None
+            if item.card == self._resumed:
+                self._resumed = None
             if zone in self._spreads and item.card in self._spreads[zone]:
                 del self._spreads[zone]
             return _NOTHING
@@ -327,7 +333,7 @@ class TableFlow:
             self._spreads.clear()
             self._lying.clear()  # the cut cards were shuffled into this deal's pack
         elif kind == "starter":
-            self._old_starter = game.starter
+            self._old_starter, self._resumed = game.starter, None
         elif kind == "claim":
             self._window = (str(event["player"]), at + self.muggins_window_s)
         if kind in ("play", "starter", "correct"):
@@ -407,6 +413,10 @@ class TableFlow:
         if card == game.starter and phase not in ("deal", "over"):
             return _ignored(f"{card} is this deal's starter already", typed) if typed else _NOTHING
         if card == self._old_starter and card == game.starter and not typed:
+            if card == self._resumed:
+                self._resumed = None
+                if phase == "over":  # CONFIRM starts the next game: nobody has cut anything
+                    return _NOTHING
             self._offered = card
             return _notice(f"{card} was the starter of the last deal: if it is cut again, press "
                            "CONFIRM (or lift it and lay it again, or type it on the phone)")

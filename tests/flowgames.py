@@ -43,16 +43,23 @@ from firmware.table import (
 from vision.tracker import CardAppeared, CardRemoved, ZoneComplete
 from vision.zones import CRIB, STARTER
 
-__all__ = ["RandomTable", "Tally", "play_games"]
+__all__ = ["PER_STORE", "RandomTable", "TableCrashed", "Tally", "UncutStarter", "play_games"]
 
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
 #: Acts in a row that change nothing stored before a table counts as stuck: the cut of
 #: four players with ties and a few refused cards needs far fewer.
 STUCK_AFTER = 60
+#: Games played on one board's store before the next board starts afresh.
+PER_STORE = 10
 
 
 class Killed(Exception):
     """The device was killed between two appends of one outcome."""
+
+
+class UncutStarter(AssertionError):
+    """The board stored a starter for a deal the players never cut one for: a defect of the
+    board (the flow made it up), never a table to skip."""
 
 
 @dataclass
@@ -163,7 +170,7 @@ class RandomTable:
             self.tally.problem(f"restart: {len(before)} lines before, {len(after)} after; "
                                f"recovery {self.store.recovery}")
         self.flow = TableFlow(self.players, self.rules, seats=self.seats)
-        self._apply(self.flow.start(self.store.game))
+        self._said = self._apply(self.flow.start(self.store.game))
         starter = self.store.game.starter
         if starter is not None and self._on_table.get(starter) == STARTER:
             # The tracker sees it anew: no news, so the flow may well say nothing.
@@ -335,7 +342,11 @@ class RandomTable:
 
     def _order(self, game: Game) -> tuple[DealScript, list[tuple[str, int, Card | None]]]:
         key = self._key(game, coming=False)
-        script = self._scripts[key]
+        script = self._scripts.get(key)
+        if script is None:
+            raise UncutStarter(f"match {key[0]}, deal {key[1]}: the board stored the starter "
+                               f"{game.starter}, but nobody cut a starter for this deal; the "
+                               f"board last said {[f.text for f in self._said]}")
         if key not in self._orders:
             assert game.dealer is not None
             script = self._scripts[key] = replace(script, dealer=game.players.index(game.dealer))
@@ -440,9 +451,19 @@ def _with_starter(script: DealScript, starter: Card) -> DealScript:
                    starter=starter)
 
 
-def play_games(folder: Path, *, games: int, seed: int, per_store: int = 10,
-               progress: Callable[[Tally], None] | None = None, **chances: float) -> Tally:
-    """Plays ``games`` random games, ``per_store`` to a store (several matches each)."""
+class TableCrashed(RuntimeError):
+    """The random table (or the board under it) raised: says which store of the run and which
+    game of it, so that ``play_games(first_store=...)`` plays that store again alone."""
+
+
+def play_games(folder: Path, *, games: int, seed: int, per_store: int = PER_STORE,
+               first_store: int = 1, progress: Callable[[Tally], None] | None = None,
+               **chances: float) -> Tally:
+    """Plays ``games`` random games, ``per_store`` to a store (several matches each).
+
+    ``first_store`` starts the run at that store, as the whole run reaches it when no
+    earlier store stuck: a crash (``TableCrashed``, never swallowed) names its store.
+    """
     tally = Tally()
     rng = random.Random(seed)
     played = 0
@@ -451,13 +472,23 @@ def play_games(folder: Path, *, games: int, seed: int, per_store: int = 10,
         store_no += 1
         # Some boards read every card, some none (the camera unplugged), most a mix.
         options = {"camera": rng.choice((0.0, 0.6, 0.6, 1.0)), **chances}
-        table = RandomTable(folder / f"store{store_no}.sqlite3", random.Random(rng.random()),
+        table_seed = rng.random()
+        if store_no < first_store:
+            played += min(per_store, games - played)
+            continue
+        table = RandomTable(folder / f"store{store_no}.sqlite3", random.Random(table_seed),
                             tally=tally, **options)
+        game_no = 0
         try:
-            for _ in range(min(per_store, games - played)):
+            for game_no in range(1, min(per_store, games - played) + 1):
                 played += 1
                 if not table.play_game():
                     break  # a stuck table: the next store starts afresh
+        except Exception as exc:
+            raise TableCrashed(
+                f"seed {seed}, store {store_no} (first_store={store_no} plays it again), "
+                f"its game {game_no}, match {table.store.match}, at "
+                f"{table.store.game.next!r}: {type(exc).__name__}: {exc}") from exc
         finally:
             table.store.close()
         if progress is not None:

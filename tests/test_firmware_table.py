@@ -559,3 +559,17 @@ def test_new_game_after_confirmation_starts_a_fresh_match() -> None:
 def test_unknown_button_action_is_a_typed_error_quoting_it() -> None:
     with pytest.raises(ValueError, match="'dance'"):
         ButtonAction("dance")
+
+
+def test_after_a_restart_at_game_end_the_old_starter_seen_again_is_not_the_next_starter() -> None:
+    # The fresh tracker reported the last starter where it lay, the board offered it as cut
+    # again, and the CONFIRM that starts the next game stored it as a starter nobody cut.
+    table = game_near_the_end()  # Bob went out on his heels with JS, still lying there
+    table.flow = TableFlow(("Ann", "Bob"))  # the device restarts on the same store
+    table._run(table.flow.start(table.game))
+    assert table.lay("JS", "starter") == []  # seen where it lies: no news
+    said = table.press("confirm")
+    assert table.types()[-1] == "new_game" and "next game: Ann deals" in texts(said)
+    # Laid again as the new game's starter (its lifting unseen), it is taken.
+    table.lay("JS", "starter")
+    assert table.types()[-2:] == ["deal", "starter"] and table.game.starter == Card.parse("JS")
