@@ -322,6 +322,7 @@ class TableFlow:
             if game.turn is None:  # a new match: nobody knows the dealer yet
                 self._cut = _Cut(self.players)
                 self._lying.clear()  # the last match's cut cards went back in the pack long ago
+                self._resumed = None  # nor is the last match's starter an old starter to it
                 out += _notice("new match: cut for the deal, each player lays one card in "
                                "their area (lowest deals, aces low)")
             else:
@@ -412,15 +413,23 @@ class TableFlow:
         phase = game.phase
         if card == game.starter and phase not in ("deal", "over"):
             return _ignored(f"{card} is this deal's starter already", typed) if typed else _NOTHING
+        if card == self._resumed and not typed and phase in ("deal", "over"):
+            # The fresh tracker's first sight of the card lying there since before the restart.
+            self._resumed = None
+            if phase == "over":  # CONFIRM starts the next game here: it must not take this card
+                return _notice(f"{card} lies in the starter area from the last deal: to cut it "
+                               "again for the next game, lift it and lay it again (or type it "
+                               "on the phone); CONFIRM starts the next game")
+            return self._offer(card)
         if card == self._old_starter and card == game.starter and not typed:
-            if card == self._resumed:
-                self._resumed = None
-                if phase == "over":  # CONFIRM starts the next game: nobody has cut anything
-                    return _NOTHING
-            self._offered = card
-            return _notice(f"{card} was the starter of the last deal: if it is cut again, press "
-                           "CONFIRM (or lift it and lay it again, or type it on the phone)")
+            return self._offer(card)
         return self._new_starter(card, game)
+
+    def _offer(self, card: Card) -> Outcome:
+        """The old starter seen where a new one is due: CONFIRM takes it as cut again."""
+        self._offered = card
+        return _notice(f"{card} was the starter of the last deal: if it is cut again, press "
+                       "CONFIRM (or lift it and lay it again, or type it on the phone)")
 
     def _new_starter(self, card: Card, game: Game) -> Outcome:
         phase = game.phase

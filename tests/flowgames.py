@@ -478,16 +478,16 @@ def play_games(folder: Path, *, games: int, seed: int, per_store: int = PER_STOR
             continue
         table = RandomTable(folder / f"store{store_no}.sqlite3", random.Random(table_seed),
                             tally=tally, **options)
-        game_no = 0
+        began = played
         try:
-            for game_no in range(1, min(per_store, games - played) + 1):
+            for _ in range(min(per_store, games - played)):
                 played += 1
                 if not table.play_game():
                     break  # a stuck table: the next store starts afresh
         except Exception as exc:
             raise TableCrashed(
                 f"seed {seed}, store {store_no} (first_store={store_no} plays it again), "
-                f"its game {game_no}, match {table.store.match}, at "
+                f"its game {played - began}, match {table.store.match}, at "
                 f"{table.store.game.next!r}: {type(exc).__name__}: {exc}") from exc
         finally:
             table.store.close()

@@ -567,9 +567,26 @@ def test_after_a_restart_at_game_end_the_old_starter_seen_again_is_not_the_next_
     table = game_near_the_end()  # Bob went out on his heels with JS, still lying there
     table.flow = TableFlow(("Ann", "Bob"))  # the device restarts on the same store
     table._run(table.flow.start(table.game))
-    assert table.lay("JS", "starter") == []  # seen where it lies: no news
+    said = table.lay("JS", "starter")  # seen where it lies: told, CONFIRM not armed
+    assert texts(said) == ["JS lies in the starter area from the last deal: to cut it again for "
+                           "the next game, lift it and lay it again (or type it on the phone); "
+                           "CONFIRM starts the next game"]
     said = table.press("confirm")
     assert table.types()[-1] == "new_game" and "next game: Ann deals" in texts(said)
     # Laid again as the new game's starter (its lifting unseen), it is taken.
     table.lay("JS", "starter")
+    assert table.types()[-2:] == ["deal", "starter"] and table.game.starter == Card.parse("JS")
+
+
+def test_after_a_restart_the_old_starter_first_seen_in_the_next_game_is_offered_not_taken() -> None:
+    # The fresh tracker's first report came only after CONFIRM started the next game.
+    table = game_near_the_end()  # JS, the last starter, still lies in the starter area
+    table.flow = TableFlow(("Ann", "Bob"))
+    table._run(table.flow.start(table.game))
+    table.press("confirm")
+    said = table.lay("JS", "starter")
+    assert table.types()[-1] == "new_game" and texts(said) == [
+        "JS was the starter of the last deal: if it is cut again, press CONFIRM (or lift it and "
+        "lay it again, or type it on the phone)"]
+    table.press("confirm")
     assert table.types()[-2:] == ["deal", "starter"] and table.game.starter == Card.parse("JS")
