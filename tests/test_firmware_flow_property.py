@@ -50,6 +50,16 @@ def test_an_old_starter_cut_again_and_restarts_every_few_acts_never_stick(folder
     assert_clean(tally, 6)
 
 
+@pytest.mark.slow
+def test_the_store_where_the_long_run_once_stored_a_starter_nobody_cut_plays_clean(
+        folder: Path) -> None:
+    # Store 106 of seed 42: restarted at a game's end, the board saw the old starter again,
+    # offered it as cut again, and the CONFIRM for the next game stored it as a new starter.
+    tally = play_games(folder, games=1060, seed=42, first_store=106)
+    assert_clean(tally, 10)
+    assert tally.restarts
+
+
 @pytest.mark.skipif(not LONG, reason="the long mode: CRIBBAGE_LONG=1")
 def test_ten_thousand_random_games(folder: Path) -> None:
     tally = play_games(folder, games=10_000, seed=42)
