@@ -249,8 +249,8 @@ def register(subparsers: Any) -> None:
                              "tracker's facts (fast)")
     parser.add_argument("--camera-model", choices=("camera-module-3", "usb-webcam"),
                         default="camera-module-3",
-                        help="with --camera vision, the camera filming the drawn table "
-                             "(vision.camera_model)")
+                        help="with --camera vision, the camera filming the drawn table: a "
+                             "Raspberry Pi Camera Module 3 or a USB webcam sending JPEG")
     parser.add_argument("--resolution", default="1280x720", metavar="WxH",
                         help="with --camera vision, the camera's frame size (default 1280x720)")
     parser.add_argument("--camera-height", type=float, default=1.0, metavar="M",
