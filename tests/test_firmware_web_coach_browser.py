@@ -9,21 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_engine_review import DEAL
+from test_firmware_coach import stored
 
-sync_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.exists():
-    pytest.skip("no /usr/bin/chromium (apt install chromium)", allow_module_level=True)
+# Skips this module too where Playwright or Debian's chromium is missing.
+from test_firmware_web_browser import Shots, expect
+from webrig import PIN, Device
 
-from test_engine_review import DEAL  # noqa: E402
-from test_firmware_coach import stored  # noqa: E402
-from test_firmware_web_browser import Shots  # noqa: E402
-from webrig import PIN, Device  # noqa: E402
-
-from firmware.web.server import WebServer, create_app  # noqa: E402
+from firmware.web.server import WebServer, create_app
 
 pytestmark = pytest.mark.slow
-expect = sync_api.expect
 GAMES = Path(__file__).parent / "games"
 
 
