@@ -4,8 +4,9 @@
 
 Each break is one small edit to firmware/store.py or firmware/store_mark.py. For each,
 the script copies the working tree to a temporary folder, applies the edit there and
-runs tests/test_firmware_store.py against the copy (stopping at the first failure). A
-break whose tests still pass went unnoticed: the script lists it and exits 1.
+runs tests/test_firmware_store.py and tests/test_firmware_store_mark.py against the copy
+(stopping at the first failure). A break whose tests still pass went unnoticed: the
+script lists it and exits 1.
 """
 
 from __future__ import annotations
@@ -79,8 +80,9 @@ def run_one(name: str, file: str, old: str, new: str) -> tuple[bool, str]:
         target.write_text(text.replace(old, new))
         env = {**os.environ, "PYTHONPATH": str(copy)}
         done = subprocess.run(
-            [sys.executable, "-m", "pytest", "tests/test_firmware_store.py", "-x", "-q",
-             "-p", "no:cacheprovider"], cwd=copy, env=env, capture_output=True, text=True)
+            [sys.executable, "-m", "pytest", "tests/test_firmware_store.py",
+             "tests/test_firmware_store_mark.py", "-x", "-q", "-p", "no:cacheprovider"],
+            cwd=copy, env=env, capture_output=True, text=True)
         failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
         return done.returncode != 0, failed[0] if failed else done.stdout.strip()[-200:]
 
