@@ -651,3 +651,37 @@ def test_rows_after_an_unreadable_page_are_kept(tmp_path: Path, match_log) -> No
         assert set(range(len(match_log) - after + 1, len(match_log) + 1)) & kept_ids
         assert sorted([*kept_ids, *(e.id for e in report.lost)]) == \
             list(range(1, len(match_log) + 1))
+
+
+def test_a_row_whose_checksum_holds_but_the_engine_refuses_is_damage(tmp_path: Path) -> None:
+    from firmware.store import _crc
+    from firmware.store_mark import mark_path
+
+    path = tmp_path / "s.db"
+    events = simulate_game(random.Random(5), PLAYERS)[:12]
+    fill(path, events).close()
+    forged = json.dumps({"type": "deal", "dealer": "Ann"})  # a deal in the middle of the play
+    with sqlite3.connect(path) as conn:
+        match, at = conn.execute("SELECT match, at FROM events WHERE id = 12").fetchone()
+        conn.execute("UPDATE events SET line = ?, crc = ? WHERE id = 12",
+                     (forged, _crc(12, match, at, forged)))
+    conn.close()
+    mark_path(path).unlink()  # so only the replay can tell: the mark would see the new crc
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is not None
+        assert [lost.id for lost in store.recovery.lost] == [12]
+        assert [json.loads(line) for line in store.lines] == events[:11]
+
+
+def test_a_damaged_game_result_in_history_is_rebuilt_from_the_events(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    events = simulate_game(random.Random(5), PLAYERS)
+    fill(path, events).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE games SET result = 'bogus', winner = 'Zed'")
+    conn.close()
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is not None and store.recovery.lost == ()
+        (match,) = store.matches()
+        truth = Game.replay(events)
+        assert [(g.winner, g.result) for g in match.games] == [(truth.winner, truth.result)]
