@@ -189,11 +189,13 @@ def test_a_board_killed_mid_game_and_restarted_catches_up_once(
     config = write_club_config(tmp_path / "club.toml", broker, "table-9")
     device = subprocess.Popen(
         cli("demo", "--camera", "scripted", "--seed", "6", "--store", str(path), "--out",
-            str(tmp_path / "out"), "--club", str(config), "--step-seconds", "0.01", "--quiet"),
+            str(tmp_path / "out"), "--club", str(config), "--step-seconds", "0.05", "--quiet"),
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        wait_until(lambda: path.exists() and caught_up(server, path) and last_id(path) > 30,
-                   timeout_s=60, what="the board to be mid-game and published")
+        # Killed as soon as it is mid-game with rows already at the server, not once the
+        # server has caught up: a busy machine may not catch up before the game ends.
+        wait_until(lambda: path.exists() and last_id(path) > 30 and server.kept > 0,
+                   timeout_s=60, what="the board to be mid-game and publishing")
         device.kill()
         device.wait(timeout=10)
         stored = last_id(path)
