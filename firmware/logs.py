@@ -14,10 +14,11 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import IO
 
-__all__ = ["JournalFormatter", "priority", "is_journal", "setup", "detach", "LOGGER"]
+__all__ = ["JournalFormatter", "priority", "is_journal", "setup", "detach", "attached", "LOGGER"]
 
 #: The device program's logger; modules log under it (``firmware.loop``, ...).
 LOGGER = "firmware"
@@ -107,3 +108,13 @@ def detach(handler: logging.Handler) -> None:
     logger.removeHandler(handler)
     if not any(h.get_name() == "cribbage-board" for h in logger.handlers):
         logger.setLevel(logging.NOTSET)
+
+
+@contextmanager
+def attached() -> Iterator[None]:
+    """The device's log sent to stdout (``setup``) for the length of one command."""
+    handler = setup()
+    try:
+        yield
+    finally:
+        detach(handler)

@@ -49,11 +49,8 @@ def register(subparsers: Any) -> None:
 def doctor(args: argparse.Namespace) -> int:
     from firmware import logs
 
-    handler = logs.setup()
-    try:
+    with logs.attached():
         return _doctor(args)
-    finally:
-        logs.detach(handler)
 
 
 def _doctor(args: argparse.Namespace) -> int:

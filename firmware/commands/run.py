@@ -173,11 +173,8 @@ def _zones(config: Any) -> Any:
 def run(args: argparse.Namespace) -> int:
     from firmware import logs
 
-    handler = logs.setup()
-    try:
+    with logs.attached():
         return _run(args)
-    finally:
-        logs.detach(handler)
 
 
 def _run(args: argparse.Namespace) -> int:
