@@ -65,15 +65,21 @@ def _unpack(data: bytes) -> tuple[int, Mark] | None:
     return (sequence, Mark(last_id, row_crc, match, undone)) if magic == _MAGIC else None
 
 
+def _newest(data: bytes) -> tuple[int, Mark] | None:
+    """The intact slot with the highest sequence, and that sequence."""
+    slots = [_unpack(data[start:start + _BLOCK]) for start in (0, _BLOCK)]
+    return max((slot for slot in slots if slot is not None), key=lambda slot: slot[0],
+               default=None)
+
+
 def read_mark(path: Path) -> Mark | None:
     """The newest intact slot of the mark at ``path``; None when there is none to trust."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         return None
-    slots = [_unpack(data[start:start + _BLOCK]) for start in (0, _BLOCK)]
-    intact = [slot for slot in slots if slot is not None]
-    return max(intact, key=lambda slot: slot[0])[1] if intact else None
+    newest = _newest(data)
+    return newest[1] if newest else None
 
 
 class MarkFile:
@@ -93,8 +99,8 @@ class MarkFile:
         except BaseException:
             os.close(fd)
             raise
-        slots = [_unpack(data[start:start + _BLOCK]) for start in (0, _BLOCK)]
-        sequence = max((slot[0] for slot in slots if slot is not None), default=0)
+        newest = _newest(data)
+        sequence = newest[0] if newest else 0
         if created:
             fsync_dir(path.parent)
         return cls(path, fd, sequence)
