@@ -145,8 +145,6 @@ def check_settings(players: Any, rules: Any, colours: Any = None, *, tracks: int
     """Checks new-match settings: 2 to 4 distinct names, a rules block the engine takes,
     one colour per side (None: the board's default colours), and a board that can show
     them (``tracks`` sides unless ``shared``, a game hole at least the target)."""
-    if not isinstance(players, list):
-        raise InputError(f"players must be a list of 2 to 4 names, not {_show(players)}")
     try:
         names = player_names(players)
     except PlayerNameError as exc:
