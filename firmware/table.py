@@ -412,7 +412,7 @@ class TableFlow:
     def _starter_card(self, card: Card, game: Game, *, typed: bool) -> Outcome:
         phase = game.phase
         if card == game.starter and phase not in ("deal", "over"):
-            return _ignored(f"{card} is this deal's starter already", typed) if typed else _NOTHING
+            return _flash(f"{card} is this deal's starter already") if typed else _NOTHING
         if card == self._resumed and not typed and phase in ("deal", "over"):
             # The fresh tracker's first sight of the card lying there since before the restart.
             self._resumed = None
@@ -710,11 +710,10 @@ class TableFlow:
         result = game.result
         how = "" if result in (None, "win") else f" with a {result_words(result)}"
         text = f"{game.winner} wins{how}: {self._scores(game)}"
+        points = ", ".join(f"{name} {n}" for name, n in game.match_points.items())
         if game.match_winner is not None:
-            points = ", ".join(f"{name} {n}" for name, n in game.match_points.items())
             text += f"; {game.match_winner} wins the match ({points})"
         elif len(game.match) > 1 or game.rules.best_of or game.rules.first_to:
-            points = ", ".join(f"{name} {n}" for name, n in game.match_points.items())
             text += f"; match {points}"
         return text
 
