@@ -141,9 +141,9 @@ class RandomTable:
             event = pending.pop(0)
             try:
                 if first and outcome.fresh_match:
-                    store.start_match(event)
+                    appended = store.start_match(event)
                 else:
-                    store.append(event)
+                    appended = store.append(event)
             except LogError as exc:
                 said += flow.rejected(event, exc, store.game).feedback
                 break
@@ -151,7 +151,7 @@ class RandomTable:
             self.tally.events += 1
             if self.rng.random() < kill:
                 raise Killed
-            follow = flow.stored(event, (), store.game, 0.0)
+            follow = flow.stored(event, appended.pegged, store.game, 0.0)
             said += follow.feedback
             pending += follow.events
         return said
