@@ -56,13 +56,15 @@ def names_card(event: Event, card: Card) -> bool:
     return False
 
 
-def corrected_log(log: Sequence[tuple[int, Event]], fix: Correct, *,
-                  game_start: int) -> tuple[list[tuple[int, Event]], tuple[int, ...]]:
+def corrected_log(log: Sequence[tuple[int, Event]], fix: Correct
+                  ) -> tuple[list[tuple[int, Event]], tuple[int, ...]]:
     """The log with ``fix.was`` read as ``fix.card`` in the latest deal of the current game
-    (from ``game_start``) that names it, and the line numbers rewritten."""
+    (from its last ``new_game``) that names it, and the line numbers rewritten."""
     if fix.was == fix.card:
         raise IllegalEventError("correct_same_card",
                                 f"a correction must name another card than {fix.was}")
+    game_start = next((i for i in range(len(log) - 1, -1, -1)
+                       if isinstance(log[i][1], NewGame)), 0)
     last = next((i for i in range(len(log) - 1, game_start - 1, -1)
                  if names_card(log[i][1], fix.was)), None)
     if last is None:
@@ -92,9 +94,7 @@ def settled_log(lines: Iterable[str | Mapping[str, Any] | Event]) -> list[tuple[
         event = (parse_line(line) if isinstance(line, str) else
                  parse_event(line) if isinstance(line, Mapping) else line)
         if isinstance(event, Correct):
-            start = next((i for i in range(len(log) - 1, -1, -1)
-                          if isinstance(log[i][1], NewGame)), 0)
-            log, _ = corrected_log(log, event, game_start=start)
+            log, _ = corrected_log(log, event)
         else:
             log.append((number, event))
     return log

@@ -181,9 +181,7 @@ class Game:
         if s.phase == "over":
             raise GameOverError(f"the game is over ({self._winner_words()}): a card of a "
                                 "finished game is put right with undo, not a correction")
-        start = next(i for i in range(len(self._log) - 1, -1, -1)
-                     if isinstance(self._log[i][1], NewGame))
-        log, lines = corrected_log(self._log, fix, game_start=start)
+        log, lines = corrected_log(self._log, fix)
         refolded = Game()
         for line, event in log:
             try:
