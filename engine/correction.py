@@ -25,8 +25,7 @@ from engine.events import (
     Play,
     Show,
     Starter,
-    parse_event,
-    parse_line,
+    as_event,
 )
 from engine.records import Pegged, Side
 
@@ -91,8 +90,7 @@ def settled_log(lines: Iterable[str | Mapping[str, Any] | Event]) -> list[tuple[
     for number, line in enumerate(lines):
         if isinstance(line, str) and not line.strip():
             continue
-        event = (parse_line(line) if isinstance(line, str) else
-                 parse_event(line) if isinstance(line, Mapping) else line)
+        event = as_event(line)
         if isinstance(event, Correct):
             log, _ = corrected_log(log, event)
         else:

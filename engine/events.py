@@ -20,7 +20,8 @@ from engine.rules import Rules
 
 __all__ = [
     "Event", "NewGame", "Deal", "Starter", "Play", "Go", "Show", "Crib", "Claim", "Muggins",
-    "Adjust", "Discard", "Correct", "Misdeal", "parse_event", "parse_line", "dumps_event",
+    "Adjust", "Discard", "Correct", "Misdeal", "as_event", "parse_event", "parse_line",
+    "dumps_event",
 ]
 
 
@@ -156,6 +157,17 @@ def parse_line(line: str) -> Event:
     except JsonTextError as exc:
         raise EventError(f"{exc}: {_quote(line.strip())}") from None
     return parse_event(data)
+
+
+def as_event(event: str | Mapping[str, Any] | Event) -> Event:
+    """A log line, an event object or a typed event, as its typed event."""
+    if isinstance(event, str):
+        return parse_line(event)
+    if isinstance(event, Mapping):
+        return parse_event(event)
+    if isinstance(event, Event):
+        return event
+    raise EventError(f"not an event: {event!r}")
 
 
 def _quote(text: str, *, limit: int = 80) -> str:

@@ -39,8 +39,7 @@ from engine.events import (
     Play,
     Show,
     Starter,
-    parse_event,
-    parse_line,
+    as_event,
 )
 from engine.play import CARDS_IN_PLAY, Award, PlayRound
 from engine.records import GameResult, LogError, Pegged, Side
@@ -152,7 +151,7 @@ class Game:
         backup = self._s.clone()
         before = len(self._s.records)
         try:
-            parsed = _parse(event)
+            parsed = as_event(event)
             if isinstance(parsed, Correct):
                 self._correct(parsed, number)
             else:
@@ -798,16 +797,6 @@ _HANDLERS: dict[type, Any] = {
     Adjust: Game._adjust,
     Misdeal: Game._misdeal,
 }
-
-
-def _parse(event: str | Mapping[str, Any] | Event) -> Event:
-    if isinstance(event, str):
-        return parse_line(event)
-    if isinstance(event, Mapping):
-        return parse_event(event)
-    if isinstance(event, tuple(_HANDLERS) + (NewGame, Correct, Discard)):
-        return event
-    raise EventError(f"not an event: {event!r}")
 
 
 def _rule_of(exc: EngineError) -> str:

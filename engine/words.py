@@ -28,8 +28,7 @@ from engine.events import (
     Play,
     Show,
     Starter,
-    parse_event,
-    parse_line,
+    as_event,
 )
 
 __all__ = ["card_words", "event_words", "result_words"]
@@ -48,8 +47,7 @@ def result_words(result: str | None) -> str:
 def event_words(event: str | Mapping[str, Any] | Event) -> str:
     """One event of the log in words; a line that does not parse is described as such."""
     try:
-        parsed = parse_line(event) if isinstance(event, str) else (
-            parse_event(event) if isinstance(event, Mapping) else event)
+        parsed = as_event(event)
     except ValueError:
         return "an unreadable event"
     return _words(parsed)
