@@ -20,12 +20,12 @@ from typing import Any
 
 from engine.cards import Card
 from engine.correction import settled_log
-from engine.events import Event
+from engine.events import Event, NewGame
 from engine.game import Game
 from engine.review import DealReview, review_log
 
 __all__ = ["HAND_DISTRIBUTION", "GameOutcome", "MatchLog", "PlayerStats", "Stats",
-           "match_outcomes", "compute_stats", "score_race"]
+           "match_outcomes", "compute_stats", "score_race", "score_races"]
 
 #: Every (four-card hand, starter) pair's show under hand rules, counted: 12,994,800 in all.
 #: Steven S. Lumetta, "Amusing Cribbage Facts", the table Wikipedia's "Cribbage statistics"
@@ -124,8 +124,7 @@ def match_outcomes(lines: Iterable[Line]) -> tuple[GameOutcome, ...]:
     for number, event in settled_log(lines):
         before = game.phase
         game.apply(event, number=number)
-        if before == "new_game" or (before == "over" and game.phase != "over"):
-            games += 1
+        games += isinstance(event, NewGame)
         if before != "over" and game.phase == "over":
             winner = game.winner
             assert winner is not None
@@ -191,7 +190,7 @@ def _count_deal(deal: DealReview, of: Any) -> None:
         stats = of(part.player)
         stats.deals += 1
         stats.pegged += part.pegged
-        if part.shown is not None and part.kept is not None and deal.starter is not None:
+        if part.shown is not None and part.kept is not None:
             stats.hands += 1
             stats.hand_points += part.shown
             stats.hand_scores[part.shown] += 1
@@ -212,17 +211,18 @@ def _count_deal(deal: DealReview, of: Any) -> None:
 def score_race(lines: Iterable[Line], *, game: int) -> dict[str, list[list[int]]]:
     """Each side's score after every event that pegged, in game ``game`` of a match log:
     ``{side: [[event, score], ...]}``, each starting at ``[first event, 0]``."""
+    return score_races(lines).get(game, {})
+
+
+def score_races(lines: Iterable[Line]) -> dict[int, dict[str, list[list[int]]]]:
+    """``score_race`` of every game of a match log (from 1), in one fold."""
     fold = Game()
+    races: dict[int, dict[str, list[list[int]]]] = {}
     race: dict[str, list[list[int]]] = {}
-    games = 0
     for number, event in settled_log(lines):
-        before = fold.phase
         pegged = fold.apply(event, number=number)
-        if before == "new_game" or (before == "over" and fold.phase != "over"):
-            games += 1
-            if games == game:
-                race = {side.name: [[number, 0]] for side in fold.sides}
-        if games == game:
-            for record in pegged:
-                race[record.side].append([number, race[record.side][-1][1] + record.points])
-    return race
+        if isinstance(event, NewGame):
+            race = races[len(races) + 1] = {side.name: [[number, 0]] for side in fold.sides}
+        for record in pegged:
+            race[record.side].append([number, race[record.side][-1][1] + record.points])
+    return races

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.review import DealReview, review_log
-from engine.stats import MatchLog, Stats, compute_stats, score_race
+from engine.stats import MatchLog, Stats, compute_stats, score_races
 from firmware.store import EventStore
 
 __all__ = ["CoachError", "parse_moment", "match_logs", "store_stats", "store_review",
@@ -68,8 +68,9 @@ def store_review(store: EventStore, match: int | None = None) -> dict[str, Any]:
     lines = [row.line for row in store.events(match)]
     deals: tuple[DealReview, ...] = review_log(lines)
     games = sorted({deal.game for deal in deals})
+    races = score_races(lines)
     return {"match": match, "deals": [deal.to_json() for deal in deals],
-            "races": {str(game): score_race(lines, game=game) for game in games}}
+            "races": {str(game): races[game] for game in games}}
 
 
 def read_stats(path: Path, *, player: str | None = None, since: float | None = None,
