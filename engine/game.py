@@ -45,6 +45,7 @@ from engine.play import CARDS_IN_PLAY, Award, PlayRound
 from engine.records import GameResult, LogError, Pegged, Side
 from engine.rules import RESULTS, Rules
 from engine.show import score_show
+from engine.words import result_words
 
 __all__ = ["Game", "Side", "Pegged", "GameResult", "LogError", "Correction"]
 
@@ -417,7 +418,7 @@ class Game:
 
     def _winner_words(self) -> str:
         result = self.result or "win"
-        return f"{self.winner} won" + ("" if result == "win" else f" ({result.replace('_', ' ')})")
+        return f"{self.winner} won" + ("" if result == "win" else f" ({result_words(result)})")
 
     def _expect(self, phase: str, what: str) -> None:
         if self._s.phase != phase:
