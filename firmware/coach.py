@@ -8,11 +8,11 @@ game by the time its ``new_game`` was stored, so a game is never split.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engine.events import NewGame, as_event
 from engine.review import DealReview, review_log
 from engine.stats import MatchLog, Stats, compute_stats, score_races
 from firmware.store import EventStore
@@ -40,12 +40,14 @@ def match_logs(store: EventStore, *, since: float | None = None, until: float | 
     logs = []
     for match in store.matches():
         rows = list(store.events(match.id))
-        lines = [row.line for row in rows]
-        begun = [row.at for row in rows if json.loads(row.line).get("type") == "new_game"]
+        # Parsed once here, not again by each fold of compute_stats.
+        events = [as_event(row.line) for row in rows]
+        begun = [row.at for row, event in zip(rows, events, strict=True)
+                 if isinstance(event, NewGame)]
         games = {number for number, at in enumerate(begun, start=1)
                  if (since is None or at >= since) and (until is None or at < until)}
         if games:
-            logs.append(MatchLog(lines, None if len(games) == len(begun) else games))
+            logs.append(MatchLog(events, None if len(games) == len(begun) else games))
     return logs
 
 
