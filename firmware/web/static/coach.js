@@ -131,7 +131,7 @@ function number(value, digits = 2) {
   return value === null || value === undefined ? "–" : value.toFixed(digits);
 }
 
-function drawReview(review, deals) {
+function drawReview(deals) {
   const box = $("coach-review");
   box.replaceChildren();
   for (const deal of deals.slice().reverse()) {
@@ -238,7 +238,7 @@ async function loadCoach() {
     const game = games[games.length - 1];
     $("coach-race").append(scoreRace(review.races[game], game));
     $("coach-deals").append(pointsPerDeal(review.deals.filter((d) => String(d.game) === game)));
-    drawReview(review, review.deals);
+    drawReview(review.deals);
   } else {
     $("coach-review").replaceChildren(el("p", {}, "No deals in this match yet."));
   }
