@@ -314,14 +314,11 @@ class ClubDB:
 
     def _fold_next(self, row: EventMessage, touched: set[tuple[str, int]]) -> None:
         """Folds a new row onto its match: one ``apply`` when the fold is cached."""
-        key = (row.store, row.match)
-        folded = self._folded.get(key)
-        if row.undone:
-            if folded is None:
-                self._refold(row.store, row.match, row.board, touched)
-            return
+        folded = self._folded.get((row.store, row.match))
         if folded is None:
             self._refold(row.store, row.match, row.board, touched)
+            return
+        if row.undone:
             return
         try:
             folded.game.apply(row.line, number=folded.lines)
@@ -348,22 +345,20 @@ class ClubDB:
         """Makes the ``games`` rows of a match what the engine says were finished."""
         conn = self._conn
         finished = game.match
-        kept = conn.execute("SELECT number, winner, result, scores FROM games WHERE store = ? "
-                            "AND match = ? ORDER BY number", (store, match)).fetchall()
-        if len(kept) == len(finished) and all(
-                (k[1], k[2], json.loads(k[3])) == (f.winner, f.result, list(f.scores))
-                for k, f in zip(kept, finished, strict=True)):
+        kept = {number: (winner, result, json.loads(scores))
+                for number, winner, result, scores in conn.execute(
+                    "SELECT number, winner, result, scores FROM games WHERE store = ? "
+                    "AND match = ?", (store, match))}
+        changed = [(number, result) for number, result in enumerate(finished, start=1)
+                   if kept.get(number) != (result.winner, result.result, list(result.scores))]
+        if not changed and len(kept) == len(finished):
             return
         conn.execute("DELETE FROM games WHERE store = ? AND match = ? AND number > ?",
                      (store, match, len(finished)))
         sides = [[s.name, list(s.players)] for s in game.sides]
         current = self.open_round()
         rules = game.rules
-        for number, result in enumerate(finished, start=1):
-            if number <= len(kept) and (kept[number - 1][1], kept[number - 1][2],
-                                        json.loads(kept[number - 1][3])) == (
-                    result.winner, result.result, list(result.scores)):
-                continue
+        for number, result in changed:
             results: list[str | None] = []
             for side, score in zip(sides, result.scores, strict=True):
                 if side[0] == result.winner:
@@ -457,11 +452,8 @@ class ClubDB:
         return out
 
     def _replay(self, store: str, match: int) -> Game | None:
-        lines = [line for (line,) in self._conn.execute(
-            "SELECT line FROM rows WHERE store = ? AND match = ? AND undone = 0 ORDER BY id",
-            (store, match))]
         try:
-            return Game.replay(lines)
+            return Game.replay(self.match_lines(store, match))
         except LogError:
             return None
 
