@@ -21,7 +21,6 @@ import logging
 import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -69,12 +68,7 @@ class _RoundChange:
 
 
 class ClubServer:
-    """Subscribes to ``broker`` and keeps ``db_path``; ``start``, then ``stop``.
-
-    ``delays`` holds, for every row kept, the seconds from the board storing it
-    (its ``at``, on the board's clock) to the standings that include it being
-    published: the benchmark's commit-to-standings figure on one machine.
-    """
+    """Subscribes to ``broker`` and keeps ``db_path``; ``start``, then ``stop``."""
 
     def __init__(self, db_path: Path | str, *, broker: Broker, prefix: str = TOPIC_PREFIX,
                  username: str | None = None, password: str | None = None,
@@ -88,14 +82,13 @@ class ClubServer:
         self.scoring = scoring
         self.clock = clock
         self.hub = Hub()
-        self.delays: deque[float] = deque(maxlen=200_000)
         self.kept = 0
         self.refused = 0
         self._resend_every_s = resend_every_s
         # Standings are computed at most this often: under a burst of rows, once per
         # burst rather than once per row (each costs a query over every game).
         self._publish_every_s = publish_every_s
-        self._arrived: list[float] | None = None  # rows kept since the last standings
+        self._stale = False  # rows kept (or refused, or a round changed) since the standings
         self._published_at = 0.0
         self._asked: dict[str, tuple[int, float]] = {}
         self._names: dict[str, str] = {}  # store id -> board name (where to ask for resends)
@@ -120,7 +113,7 @@ class ClubServer:
         with db.batch():
             if self.scoring is not None:
                 db.set_meta("scoring", self.scoring.to_json())
-        self._publish_standings([])
+        self._publish_standings()
         self._client.connect_async(self.broker.host, self.broker.port, keepalive=30)
         self._client.loop_start()
         self._worker = threading.Thread(target=self._run, name="cribbage-club-server",
@@ -164,7 +157,7 @@ class ClubServer:
     def _run(self) -> None:
         while not self._stopping.is_set():
             wait = 0.5
-            if self._arrived is not None:
+            if self._stale:
                 wait = max(0.0, self._published_at + self._publish_every_s - time.monotonic())
             try:
                 first = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
@@ -179,25 +172,24 @@ class ClubServer:
             try:
                 if batch:
                     self._handle(batch)
-                if self._arrived is not None and \
+                if self._stale and \
                         time.monotonic() - self._published_at >= self._publish_every_s:
-                    self._publish_standings(self._arrived)
+                    self._publish_standings()
             except Exception:  # noqa: BLE001 - a bug must not stop the standings
                 log.exception("club: the server failed on a batch of %d messages", len(batch))
 
     def _handle(self, batch: list[_Arrived | _RoundChange | None]) -> None:
         db = self._db
         assert db is not None
-        arrived_at: list[float] = []
         resend: dict[str, int] = {}
         rounds: list[_RoundChange] = []
-        refused = self.refused
+        kept, refused = self.kept, self.refused
         with db.batch():
             for item in batch:
                 if isinstance(item, _RoundChange):
                     rounds.append(item)
                 elif isinstance(item, _Arrived):
-                    self._take(db, item, arrived_at, resend)
+                    self._take(db, item, resend)
         for change in rounds:
             try:
                 found = db.start_round(change.name) if change.action == "start" else \
@@ -208,13 +200,12 @@ class ClubServer:
                 change.done.set_result(found.to_json())
         for store, start in resend.items():
             self._ask_resend(store, start)
-        if arrived_at or rounds or self.refused != refused:
-            self._arrived = (self._arrived or []) + arrived_at
+        if self.kept != kept or rounds or self.refused != refused:
+            self._stale = True
         if rounds:
             self._published_at = 0.0  # a round change shows at once
 
-    def _take(self, db: ClubDB, item: _Arrived, arrived_at: list[float],
-              resend: dict[str, int]) -> None:
+    def _take(self, db: ClubDB, item: _Arrived, resend: dict[str, int]) -> None:
         try:
             board, kind = parse_topic(self.prefix, item.topic)
             if kind == "event":
@@ -235,7 +226,6 @@ class ClubServer:
         done = db.ingest(row)
         if done.status == "kept":
             self.kept += 1
-            arrived_at.append(row.at)
             if resend.get(row.store, row.id + 1) <= row.id:
                 del resend[row.store]  # the rows asked for are coming in
         elif done.status == "gap" and done.resend_from is not None:
@@ -256,14 +246,12 @@ class ClubServer:
         self._client.publish(topic(self.prefix, board, "resend"),
                              ResendMessage(store, start).payload(), qos=1)
 
-    def _publish_standings(self, arrived_at: list[float]) -> None:
+    def _publish_standings(self) -> None:
         assert self._db is not None
         report = self._db.report(roster=self.roster, scoring=self.scoring)
         report["updated_at"] = self.clock()
         self.hub.publish(report)
-        published = self.clock()
-        self.delays.extend(published - at for at in arrived_at)
-        self._arrived, self._published_at = None, time.monotonic()
+        self._stale, self._published_at = False, time.monotonic()
 
 
 def create_club_app(server: ClubServer, *, pin: str | None = None) -> ASGIApp:
