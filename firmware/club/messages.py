@@ -67,6 +67,13 @@ def _field(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any
     return value
 
 
+def _check_board(data: dict[str, Any], board: str) -> None:
+    """A payload naming another board than its topic is someone else speaking for it."""
+    said = _field(data, "board", str)
+    if said != board:
+        raise MessageError(f"payload names board {said!r} on the topic of board {board!r}")
+
+
 def _dump(data: dict[str, Any]) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
@@ -95,9 +102,7 @@ class EventMessage:
         """Checks a payload from topic ``P/board/event``; a payload naming another board is
         refused (it is someone else speaking for it)."""
         data = _load(payload)
-        said = _field(data, "board", str)
-        if said != board:
-            raise MessageError(f"payload names board {said!r} on the topic of board {board!r}")
+        _check_board(data, board)
         row_id, match, crc = (_field(data, k, int) for k in ("id", "match", "crc"))
         lost = data.get("lost", False)
         if not isinstance(lost, bool):
@@ -131,9 +136,7 @@ class NowMessage:
     @classmethod
     def parse(cls, payload: bytes, *, board: str) -> NowMessage:
         data = _load(payload)
-        said = _field(data, "board", str)
-        if said != board:
-            raise MessageError(f"payload names board {said!r} on the topic of board {board!r}")
+        _check_board(data, board)
         last_id = _field(data, "last_id", int)
         if last_id < 0:
             raise MessageError(f"last_id out of range: {last_id!r}")

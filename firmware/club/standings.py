@@ -41,7 +41,7 @@ class Scoring:
     double_skunk: int = 3
 
     def points(self, result: str) -> int:
-        return {"win": self.win, "skunk": self.skunk, "double_skunk": self.double_skunk}[result]
+        return self.to_json()[result]
 
     def to_json(self) -> dict[str, int]:
         return {"win": self.win, "skunk": self.skunk, "double_skunk": self.double_skunk}
