@@ -54,8 +54,7 @@ class MosquittoBroker:
     file with ``mosquitto_passwd``.
     """
 
-    def __init__(self, folder: Path, *, users: dict[str, str] | None = None,
-                 persistence: bool = False) -> None:
+    def __init__(self, folder: Path, *, users: dict[str, str] | None = None) -> None:
         self.binary = mosquitto_or_skip()
         self.folder = folder
         self.port = free_port()
@@ -79,9 +78,6 @@ class MosquittoBroker:
             lines += ["allow_anonymous false", f"password_file {password_file}"]
         else:
             lines.append("allow_anonymous true")
-        if persistence:
-            lines += ["persistence true", f"persistence_location {folder}/",
-                      "autosave_interval 1"]
         self.config = folder / "mosquitto.conf"
         self.config.write_text("\n".join(lines) + "\n")
         self.log = folder / "mosquitto.log"
