@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,26 @@ def broker(tmp_path: Path) -> Iterator[MosquittoBroker]:
     found.start()
     yield found
     found.stop()
+
+
+@dataclass
+class Table:
+    server: ClubServer
+    path: Path
+    store: EventStore
+
+
+@pytest.fixture
+def table(tmp_path: Path, broker: MosquittoBroker) -> Iterator[Table]:
+    """A club server and one board, table-1, publishing a fresh store."""
+    server = club_server(broker, tmp_path / "club.sqlite3")
+    path = tmp_path / "t.sqlite3"
+    store = fresh_store(path)
+    board = publisher(broker, path, "table-1")
+    yield Table(server, path, store)
+    board.stop()
+    server.stop()
+    store.close()
 
 
 def club_server(broker: MosquittoBroker, path: Path, **options: Any) -> ClubServer:
@@ -157,29 +178,21 @@ def test_device_processes_play_whole_games_and_the_standings_equal_the_engine(
 
 
 def test_the_broker_killed_mid_game_loses_nothing_and_counts_nothing_twice(
-        tmp_path: Path, broker: MosquittoBroker) -> None:
-    server = club_server(broker, tmp_path / "club.sqlite3")
-    path = tmp_path / "t.sqlite3"
-    store = fresh_store(path)
-    board = publisher(broker, path, "table-1")
+        table: Table, broker: MosquittoBroker) -> None:
+    server, path, store = table.server, table.path, table.store
     events = game_events(11)
-    try:
-        for event in events[:40]:
-            store.append(event)
-        wait_until(lambda: caught_up(server, path), timeout_s=20, what="the first 40 rows")
-        broker.kill()
-        for event in events[40:]:
-            store.append(event)  # the board plays on; nothing waits for the broker
-        assert store.game.phase == "over"
-        broker.start()
-        wait_until(lambda: caught_up(server, path), timeout_s=30,
-                   what="the rows stored while the broker was down")
-        assert server_games(server, store_id(path)) == engine_games(path)
-        assert server.kept == len(events) and server.refused == 0
-    finally:
-        board.stop()
-        server.stop()
-        store.close()
+    for event in events[:40]:
+        store.append(event)
+    wait_until(lambda: caught_up(server, path), timeout_s=20, what="the first 40 rows")
+    broker.kill()
+    for event in events[40:]:
+        store.append(event)  # the board plays on; nothing waits for the broker
+    assert store.game.phase == "over"
+    broker.start()
+    wait_until(lambda: caught_up(server, path), timeout_s=30,
+               what="the rows stored while the broker was down")
+    assert server_games(server, store_id(path)) == engine_games(path)
+    assert server.kept == len(events) and server.refused == 0
 
 
 def test_a_board_killed_mid_game_and_restarted_catches_up_once(
@@ -252,14 +265,11 @@ def test_the_club_server_restarted_gets_what_was_sent_while_it_was_down(
 
 
 def test_forged_and_malformed_messages_are_refused_and_change_nothing(
-        tmp_path: Path, broker: MosquittoBroker) -> None:
+        table: Table, broker: MosquittoBroker) -> None:
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
-    server = club_server(broker, tmp_path / "club.sqlite3")
-    path = tmp_path / "t.sqlite3"
-    store = fresh_store(path)
-    board = publisher(broker, path, "table-1")
+    server, path, store = table.server, table.path, table.store
     rogue = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="rogue")
     try:
         for event in game_events(14):
@@ -288,9 +298,6 @@ def test_forged_and_malformed_messages_are_refused_and_change_nothing(
         assert rows_held(server, sid) == last_id(path)
     finally:
         rogue.loop_stop()
-        board.stop()
-        server.stop()
-        store.close()
 
 
 def test_a_broker_with_passwords_takes_the_boards_credentials_only(tmp_path: Path) -> None:
