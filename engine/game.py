@@ -783,7 +783,8 @@ class Game:
         result = self.result
         assert result is not None
         s.finished.append(GameResult(s.side_names[winner], result,
-                                     rules.game_values[RESULTS.index(result)], tuple(s.scores)))
+                                     rules.game_values[RESULTS.index(result)], tuple(s.scores),
+                                     tuple(s.side_results)))
 
 
 _HANDLERS: dict[type, Any] = {

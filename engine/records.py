@@ -65,12 +65,14 @@ class Pegged:
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
-    """A finished game of a match."""
+    """A finished game of a match. ``results`` is each side's result in seating order (None
+    for the winner), as each losing side's skunk is judged on its own score."""
 
     winner: str
     result: str
     value: int
     scores: tuple[int, ...]
+    results: tuple[str | None, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"winner": self.winner, "result": self.result}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from logdsl import log, pegged, play, scores
@@ -467,3 +468,13 @@ def test_one_event_scoring_for_two_players_takes_a_claim_from_each() -> None:
     with pytest.raises(LogError) as info:
         game.apply({"type": "claim", "player": "Bob", "points": 1})
     assert info.value.rule == "claim_out_of_place"
+
+
+def test_a_finished_game_keeps_each_sides_own_result() -> None:
+    """Each losing side is judged on its own score; the match keeps those judgements (the club
+    standings read them rather than judging again)."""
+    game = Game.replay(open(Path(__file__).parent / "games" / "three-players.jsonl"))
+    (finished,) = game.match
+    assert finished.results == tuple(side.result if side.name != game.winner else None
+                                     for side in game.sides)
+    assert finished.results.count(None) == 1

@@ -357,20 +357,8 @@ class ClubDB:
                      (store, match, len(finished)))
         sides = [[s.name, list(s.players)] for s in game.sides]
         current = self.open_round()
-        rules = game.rules
         for number, result in changed:
-            results: list[str | None] = []
-            for side, score in zip(sides, result.scores, strict=True):
-                if side[0] == result.winner:
-                    results.append(None)
-                elif len(sides) == 2:
-                    results.append(result.result)
-                elif rules.double_skunk is not None and score < rules.double_skunk:
-                    results.append("double_skunk")
-                elif rules.skunk is not None and score < rules.skunk:
-                    results.append("skunk")
-                else:
-                    results.append("win")
+            results = list(result.results)  # the engine's own judgement of each losing side
             conn.execute(
                 "INSERT INTO games (store, match, number, board, sides, winner, result, value, "
                 "scores, results, round, counted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
