@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from engine.cards import Card
-from vision.motion import ChangeWatcher, Region, Shifted, StreamReader, WatchSettings
+from vision.detection import Detection
+from vision.motion import ChangeWatcher, Region, StreamReader, WatchSettings
 from vision.sources import Frame, watch_image
 
 SIZE = (1152, 648)  # the full frame; cards are 56x80, the 1/8 of its height the reader expects
@@ -46,7 +47,7 @@ class MarkReader:
         self.crops: list[tuple[int, int]] = []
         self.card_px: list[float | None] = []
 
-    def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> list[Shifted]:
+    def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> list[Detection]:
         self.crops.append((image.shape[1], image.shape[0]))
         self.card_px.append(card_px)
         paper = cv2.inRange(image, (200, 200, 200), (255, 255, 255))
@@ -58,7 +59,7 @@ class MarkReader:
                 continue  # a card half covered, or cut by the crop's edge, is not read
             mark = float(image[y + 32:y + 48, x + 22:x + 34, 0].mean())
             corners = ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
-            found.append(Shifted(Card.from_index(round(mark / 4)), corners, 0.99))
+            found.append(Detection(Card.from_index(round(mark / 4)), corners, 0.99))
         return found
 
 
@@ -66,7 +67,7 @@ def frame(image: np.ndarray, index: int) -> Frame:
     return Frame(image, index / 30, index, watch_image(image, WATCH))
 
 
-def cards_of(detections: Sequence[Shifted]) -> list[str]:
+def cards_of(detections: Sequence[Detection]) -> list[str]:
     return sorted(str(d.card) for d in detections)
 
 
@@ -160,8 +161,8 @@ def test_what_lies_on_the_table_at_startup_is_art_and_never_reported() -> None:
 
 
 def test_a_reading_that_is_no_card_sized_thing_is_left_out() -> None:
-    def tiny(image: np.ndarray, *, card_px: float | None = None) -> list[Shifted]:
-        return [Shifted(AS, ((10, 10), (20, 10), (20, 24), (10, 24)), 0.99)]
+    def tiny(image: np.ndarray, *, card_px: float | None = None) -> list[Detection]:
+        return [Detection(AS, ((10, 10), (20, 10), (20, 24), (10, 24)), 0.99)]
 
     reader = StreamReader(tiny, frame_size=SIZE, learn_art=False)
     assert settle(reader, table({}), 0) == []

@@ -27,13 +27,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from engine.cards import Card
+from vision.detection import Detection
 from vision.frames import check_frame
 from vision.sources import Frame, default_watch_size, watch_image
 from vision.tracker import Seen
 from vision.zones import centroid
 
-__all__ = ["WatchSettings", "Region", "ChangeWatcher", "StreamReader", "Box", "Shifted"]
+__all__ = ["WatchSettings", "Region", "ChangeWatcher", "StreamReader", "Box"]
 
 Image = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels, x1 and y1 excluded
@@ -142,15 +142,6 @@ class ChangeWatcher:
             regions.append(Region((x * cell, y * cell, min(self.size[0], (x + w) * cell),
                                    min(self.size[1], (y + h) * cell))))
         return regions
-
-
-@dataclass(frozen=True, slots=True)
-class Shifted:
-    """A detection read in a crop, carried into full-frame pixels (``Detection``'s fields)."""
-
-    card: Card | None
-    corners: Corners
-    confidence: float
 
 
 @dataclass(slots=True)
@@ -268,4 +259,4 @@ def _shift(seen: Seen, dx: int, dy: int) -> Seen:
     c = seen.corners
     corners: Corners = ((c[0][0] + dx, c[0][1] + dy), (c[1][0] + dx, c[1][1] + dy),
                         (c[2][0] + dx, c[2][1] + dy), (c[3][0] + dx, c[3][1] + dy))
-    return Shifted(seen.card, corners, seen.confidence)
+    return Detection(seen.card, corners, seen.confidence)
