@@ -45,9 +45,11 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from engine.cards import Card  # noqa: E402
+from vision.camera_check import INDEX_PER_CARD  # noqa: E402
 from vision.datasets import LabelledImage, Split, datasets_root, load_labels  # noqa: E402
 from vision.detection import CameraRecogniser  # noqa: E402
 from vision.evaluate import evaluate  # noqa: E402
+from vision.imagefile import read_image  # noqa: E402
 from vision.motion import WatchSettings  # noqa: E402
 
 DATASETS = ("epfl-iapr2022-poker-3000", "roboflow-cardcounterml")
@@ -57,8 +59,6 @@ CARD_PER_INDEX_BOX = 4.0
 # EPFL at 3000 px wide: cards measure 281 px tall (median of the 20 outlines of card
 # proportions that ``find_card_quads`` finds in the first six photos, 271-361).
 EPFL_3000_CARD_HEIGHT = 281.0
-# The corner index (rank glyph) is this share of the card's height: 8 px on a 90 px card.
-INDEX_PER_CARD = 8.0 / 90.0
 STREAM = (1280, 720)
 WEBCAM_ASPECT = 16 / 9
 RED = frozenset("HD")
@@ -138,10 +138,7 @@ def frames(directory: Path, split: Split, heights: list[float] | float, size: tu
     per = heights if isinstance(heights, list) else [heights] * len(items)
     out = []
     for i, (item, height) in enumerate(zip(items, per, strict=False)):
-        photo = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
-        if photo is None:
-            raise OSError(f"cannot read image {item.path}")
-        photo = widened(photo, item.path.name)
+        photo = widened(read_image(item.path), item.path.name)
         scale = height / card_height(item, photo.shape, directory.name)
         frame = device_frame(photo, scale, size)
         if degrade:
