@@ -130,6 +130,7 @@ def play_photos(photos: Sequence[tuple[np.ndarray, frozenset[Card]]], *,
     """Plays ``photos`` (image, labels) at a camera of frame ``size`` through the device
     loop; returns what the tracker reported for each photo at its last frame. The cleared
     table between photos (``clear_frames``) should outlast the tracker's vanish_seconds."""
+    from firmware.commands.demo import SteppedClock
     from firmware.loop import DeviceLoop
     from firmware.store import EventStore
     from firmware.table import TableFlow
@@ -137,17 +138,10 @@ def play_photos(photos: Sequence[tuple[np.ndarray, frozenset[Card]]], *,
     from hardware.render import Renderer
     from hardware.strips.simulator import SimulatorStrip
 
-    now = [1000.0]
-
-    def clock() -> float:
-        return now[0]
-
-    def advance(seconds: float) -> None:
-        now[0] += seconds
-
+    clock = SteppedClock()
     frames = [fit_frame(image, size) for image, _ in photos]
     camera = PhotoCamera(frames, frames_each=frames_each, clear_frames=clear_frames, fps=fps,
-                         clock=clock, advance=advance)
+                         clock=clock, advance=clock.advance)
     watch = _Watch(camera, frame_size=size)
     layout = per_side_tracks(2)
     results: list[PhotoResult] = []
