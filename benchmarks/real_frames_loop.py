@@ -29,6 +29,7 @@ import cv2  # noqa: E402
 from firmware.photo_table import play_photos  # noqa: E402
 from vision.datasets import datasets_root, load_labels  # noqa: E402
 from vision.detection import CameraRecogniser  # noqa: E402
+from vision.imagefile import read_image  # noqa: E402
 
 
 def measure(dataset: str, split: str, size: tuple[int, int], frames_each: int) -> dict[str, Any]:
@@ -36,7 +37,7 @@ def measure(dataset: str, split: str, size: tuple[int, int], frames_each: int) -
     if root is None or not (root / dataset).is_dir():
         raise SystemExit(f"dataset {dataset!r} not found under ../shared/datasets")
     items = load_labels(root / dataset, split=split)  # type: ignore[arg-type]
-    photos = [(cv2.imread(str(item.path)), item.cards) for item in items]
+    photos = [(read_image(item.path), item.cards) for item in items]
     began = time.perf_counter()
     results = play_photos(photos, size=size, recognise=CameraRecogniser(),
                           frames_each=frames_each)

@@ -50,7 +50,9 @@ clock = time.perf_counter  # or time.thread_time (--cpu)
 
 
 def load(path: Path) -> np.ndarray:
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    from vision.imagefile import read_image
+
+    image = read_image(path)
     height = round(image.shape[0] * FULL[0] / image.shape[1])
     image = cv2.resize(image, (FULL[0], height), interpolation=cv2.INTER_AREA)
     top = (height - FULL[1]) // 2
@@ -115,15 +117,14 @@ def lay(table: np.ndarray, name: Any, card: tuple[np.ndarray, np.ndarray],
     timed = Timed(CameraRecogniser())
     reader = StreamReader(timed, frame_size=FULL, learn_art=False,
                           settings=WatchSettings(still_frames=still_frames))
-    empty = Frame(table, 0, 0, watch_image(table, WATCH))
+    empty = watch_image(table, WATCH)
     for i in range(6):
-        reader(Frame(table, i / FPS, i, empty.watch))
-    hand_frames = [scene(table, card, at, at[0] + 600 - 150 * k) for k in range(4)]
+        reader(Frame(table, i / FPS, i, empty))
+    for k in range(4):
+        hand = scene(table, card, at, at[0] + 600 - 150 * k)
+        reader(Frame(hand, (6 + k) / FPS, 6 + k, watch_image(hand, WATCH)))
     laid = scene(table, card, at, None)
     laid_watch = watch_image(laid, WATCH)
-    hands = [Frame(h, 0, 0, watch_image(h, WATCH)) for h in hand_frames]
-    for k, hand in enumerate(hands):
-        reader(Frame(hand.image, (6 + k) / FPS, 6 + k, hand.watch))
     gone = 10 / FPS  # the first frame without the hand
     now, reads_before, index, settled_frames, region_s, net_s = gone, reader.reads, 10, 0, 0.0, 0.0
     region_px = 0
@@ -175,7 +176,7 @@ def main() -> None:
     if folder is None or not folder.is_dir():
         sys.exit("vision_stream: ../shared/datasets/epfl-iapr2022-poker-3000 is missing")
     tables = [load(folder / name) for name in ("train_01.jpg", "train_06.jpg", "train_10.jpg")]
-    cards = [c for c in card_crops(load(folder / "train_03.jpg"))][:4]
+    cards = card_crops(load(folder / "train_03.jpg"))[:4]
 
     # A still table: the watch stream given beside the frame (picamera2's lores).
     reader = StreamReader(CameraRecogniser(), frame_size=FULL)
