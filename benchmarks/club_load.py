@@ -66,6 +66,12 @@ print(json.dumps({"before_mb": before, "after_mb": after, "sent": sent}))
 """
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU a process has used (Linux), to report the server's cost a row."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[int(share * (len(ordered) - 1))]
@@ -80,13 +86,13 @@ from firmware.club.settings import ClubConfig, parse_broker
 from firmware.store import EventStore
 
 url, folder, first, count = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-pace = float(sys.argv[5])
+pace, name = float(sys.argv[5]), sys.argv[6]
 seeds = range(first, first + count)
 games = {i: simulate_game(random.Random(i), (f"Player {2 * i}", f"Player {2 * i + 1}"),
                           {"target": 121}) for i in seeds}
-stores = {i: EventStore.open(folder / f"live-{i}.sqlite3") for i in seeds}
+stores = {i: EventStore.open(folder / f"{name}-{i}.sqlite3") for i in seeds}
 publishers = {i: ClubPublisher(stores[i].path, ClubConfig(broker=parse_broker(url),
-                                                          board=f"live-{i}"), poll_s=0.05)
+                                                          board=f"{name}-{i}"))
               for i in seeds}
 for p in publishers.values():
     p.start()
@@ -100,7 +106,8 @@ committed = []
 def play(i):
     for event in games[i]:
         appended = stores[i].append(event)
-        committed.append((f"live-{i}", appended.id, time.time()))
+        committed.append((f"{name}-{i}", appended.id, time.time()))
+        publishers[i].wake()  # as the device's page hub does after each commit
         if pace:
             time.sleep(pace)
 
@@ -133,7 +140,12 @@ def load(url: str, folder: Path, boards: int, port: int, processes: int,
          str(folder / "club.sqlite3"), "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env)
     assert server.stdout is not None
-    server.stdout.readline()  # "club server: ... standings at ..."
+    while not (line := server.stdout.readline()).startswith("club server:"):  # log lines first
+        if not line:
+            raise RuntimeError(f"club serve ended before it served (exit {server.wait()})")
+    # Its log (resend requests) goes on to stdout: read it, so a full pipe never blocks it.
+    threading.Thread(target=server.stdout.read, daemon=True).start()
+    cpu_ready = cpu_seconds(server.pid)
     shown: dict[tuple[str, int], float] = {}
     held: dict[str, int] = {}
     lag: list[float] = []  # the server publishing a snapshot to this process reading it
@@ -148,7 +160,8 @@ def load(url: str, folder: Path, boards: int, port: int, processes: int,
                     continue
                 now = time.time()
                 data = json.loads(line[6:])
-                lag.append(now - data["updated_at"])
+                if shown:  # not the snapshot of the server's start, older than the stream
+                    lag.append(now - data["updated_at"])
                 for board in data["boards"]:
                     for row in range(held.get(board["board"], 0) + 1, board["rows"] + 1):
                         shown[(board["board"], row)] = now
@@ -160,7 +173,8 @@ def load(url: str, folder: Path, boards: int, port: int, processes: int,
     threading.Thread(target=watch, daemon=True).start()
     share = -(-boards // processes)
     children = [subprocess.Popen([sys.executable, "-c", BOARDS_CHILD, url, str(folder),
-                                  str(first), str(min(share, boards - first)), str(pace)],
+                                  str(first), str(min(share, boards - first)), str(pace),
+                                  "paced" if pace else "live"],
                                  cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  text=True, env=env)
                 for first in range(0, boards, share)]
@@ -180,6 +194,7 @@ def load(url: str, folder: Path, boards: int, port: int, processes: int,
         stored_s = max(stored_s, found["stored_s"])
     finished = done.wait(120)
     ended = max(shown.values()) if shown else time.time()
+    server_cpu = cpu_seconds(server.pid) - cpu_ready
     server.terminate()
     server.wait(timeout=20)
     delays = [shown[k] - committed[k] for k in committed if k in shown]
@@ -191,8 +206,9 @@ def load(url: str, folder: Path, boards: int, port: int, processes: int,
             "delay_median_s": round(statistics.median(delays), 3) if delays else None,
             "delay_p95_s": round(percentile(delays, 0.95), 3) if delays else None,
             "delay_max_s": round(max(delays), 3) if delays else None,
-            "server_to_page_median_s": round(statistics.median(lag), 3),
-            "server_to_page_max_s": round(max(lag), 3)}
+            "server_cpu_us_per_row": round(server_cpu / total * 1e6),
+            "server_to_page_median_s": round(statistics.median(lag), 3) if lag else None,
+            "server_to_page_max_s": round(max(lag), 3) if lag else None}
 
 
 def memory(url: str, folder: Path, boards: int) -> dict[str, Any]:

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs the cribbage board as a boot service on Raspberry Pi OS Bookworm.
 #
-#   sudo systemd/install.sh [--dry-run] [--with-voice] [--no-apt] [--leds spi|pio]
-#                           [--prefix /opt/cribbage-board] [--user cribbage]
+#   sudo systemd/install.sh [--dry-run] [--with-voice] [--with-club] [--no-apt]
+#                           [--leds spi|pio] [--prefix /opt/cribbage-board] [--user cribbage]
 #                           [--root DIR]   (or DESTDIR=DIR)
 #
 # What it does, in order (each step is safe to repeat; run it again to upgrade):
 #   1. apt: python3-venv, python3-picamera2 and python3-lgpio (apt builds, matched to
 #      the Pi's libcamera and kernel), python3-dev and build-essential (rpi-ws281x is
-#      built from source), espeak-ng with --with-voice.
+#      built from source), espeak-ng with --with-voice, mosquitto with --with-club.
 #   2. groups gpio, video, spi, leds and audio (created if missing) and the system
 #      user (default "cribbage", home /var/lib/cribbage-board, no login shell) in them.
 #   3. a virtualenv at PREFIX/.venv made with --system-site-packages, so apt's
@@ -27,6 +27,8 @@
 #      /dev/leds* to the group leds. These need a reboot, which it says.
 #   6. the unit at /etc/systemd/system/cribbage-board.service (ExecStart pointed at
 #      PREFIX), enabled for boot; restarted if it was running, so an upgrade takes.
+#      With --with-club also the club server: cribbage-club.service, with its options
+#      in /etc/cribbage-board/club.env (placed only if absent), enabled the same way.
 #
 # --dry-run prints every step and changes nothing (no root needed).
 # --root DIR (or DESTDIR) places the files (steps 4-6 and the docs) under DIR, reads
@@ -42,17 +44,19 @@ unit_name="cribbage-board.service"
 dry_run=0
 leds="spi"
 with_voice=0
+with_club=0
 apt=1
 prefix="/opt/cribbage-board"
 user="cribbage"
 root="${DESTDIR:-}"
 
-usage() { sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --dry-run) dry_run=1 ;;
         --with-voice) with_voice=1 ;;
+        --with-club) with_club=1 ;;
         --no-apt) apt=0 ;;
         --leds) leds="${2:?--leds needs spi or pio}"; shift ;;
         --leds=*) leds="${1#*=}" ;;
@@ -77,6 +81,10 @@ state_dir="/var/lib/cribbage-board"
 venv="$prefix/.venv"
 config="/etc/cribbage-board/config.toml"
 unit="/etc/systemd/system/$unit_name"
+club_unit_name="cribbage-club.service"
+club_env="/etc/cribbage-board/club.env"
+units=("$unit_name")
+(( with_club )) && units+=("$club_unit_name")
 # leds: /dev/leds* through the udev rule (Pi 5 PIO); audio: espeak-ng's sound card.
 # Every group is created if missing, because the unit names them all and systemd
 # refuses to start a unit with a supplementary group that does not exist.
@@ -110,6 +118,7 @@ system_steps() {
     if (( apt )); then
         local packages=(python3-venv python3-picamera2 python3-lgpio python3-dev build-essential)
         (( with_voice )) && packages+=(espeak-ng)
+        (( with_club )) && packages+=(mosquitto)
         run apt-get update
         run apt-get install -y --no-install-recommends "${packages[@]}"
     else
@@ -301,22 +310,31 @@ config_steps() {
 file_steps() {
     place "$here/README.md" "$prefix/systemd/README.md"
 
-    local rendered
+    local rendered name
     rendered="$(mktemp)"
     trap 'rm -f "$rendered"' RETURN
-    sed -e "s#/opt/cribbage-board#$prefix#g" -e "s#^User=cribbage\$#User=$user#" \
-        -e "s#^Group=cribbage\$#Group=$user#" "$here/$unit_name" >"$rendered"
-    place "$rendered" "$unit"
+    for name in "${units[@]}"; do
+        sed -e "s#/opt/cribbage-board#$prefix#g" -e "s#^User=cribbage\$#User=$user#" \
+            -e "s#^Group=cribbage\$#Group=$user#" "$here/$name" >"$rendered"
+        place "$rendered" "/etc/systemd/system/$name"
+    done
+    if (( with_club )); then
+        if [[ -e "$root$club_env" ]]; then
+            say "ok: kept existing $club_env"
+        else
+            place "$here/club.env.example" "$club_env"
+        fi
+    fi
 }
 
 enable_steps() {
     if [[ -n "$root" ]]; then
-        run systemctl --root="$root" enable "$unit_name"
+        run systemctl --root="$root" enable "${units[@]}"
         return
     fi
     run systemctl daemon-reload
-    run systemctl enable "$unit_name"
-    run systemctl try-restart "$unit_name"
+    run systemctl enable "${units[@]}"
+    run systemctl try-restart "${units[@]}"
     if [[ -n "${placed_udev:-}" ]]; then
         run udevadm control --reload
         run udevadm trigger --sysname-match='leds[0-9]*'
@@ -338,5 +356,5 @@ if (( ${#reboot_for[@]} )); then
 fi
 if (( ! dry_run )); then
     say "done: check it with: $venv/bin/cribbage-board doctor --config $config"
-    say "then: sudo systemctl start $unit_name"
+    say "then: sudo systemctl start ${units[*]}"
 fi

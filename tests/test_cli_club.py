@@ -89,3 +89,25 @@ def test_publish_without_a_broker_says_so_in_one_line(tmp_path: Path,
     empty.write_text("")
     assert main(["club", "publish", "--config", str(empty)]) == 2
     assert "no [club] table" in capsys.readouterr().err
+
+
+def test_serve_tells_systemd_when_its_page_is_up_and_when_it_stops(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """cribbage-club.service is Type=notify: READY=1 once the standings page listens (no
+    broker needed for that: the server keeps trying to connect), STOPPING=1 on the way out."""
+    import socket
+
+    address = str(tmp_path / "notify.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(address)
+        sock.settimeout(10)
+        monkeypatch.setenv("NOTIFY_SOCKET", address)
+        code = main(["club", "serve", "--broker", "mqtt://127.0.0.1:9", "--db",
+                     str(tmp_path / "club.sqlite3"), "--host", "127.0.0.1", "--port", "0",
+                     "--max-seconds", "0.2"])
+        said = [sock.recv(4096).decode(), sock.recv(4096).decode()]
+    assert code == 0
+    assert said[0].startswith("READY=1\nSTATUS=standings at http://127.0.0.1:")
+    assert said[1] == "STOPPING=1"
+    assert "club server stopping: 0 rows kept, 0 refused" in capsys.readouterr().out

@@ -380,6 +380,34 @@ def test_the_device_program_publishes_when_its_config_has_a_club_table(
         server.stop()
 
 
+def test_a_publisher_woken_by_the_page_hub_sends_before_its_poll(
+        tmp_path: Path, broker: MosquittoBroker) -> None:
+    """The device wakes its publisher from the hub after each commit: a row reaches the
+    server long before a poll that would come only in a minute."""
+    from firmware.web.hub import Hub
+
+    server = club_server(broker, tmp_path / "club.sqlite3")
+    path = tmp_path / "t.sqlite3"
+    store = fresh_store(path)
+    board = publisher(broker, path, "table-9")
+    board.poll_s = 60.0
+    hub = Hub()
+    hub.subscribe(board.wake)
+    try:
+        for event in game_events(3)[:2]:
+            store.append(event)
+        hub.publish({"rev": "1"})  # what the loop does after its commit
+        wait_until(lambda: caught_up(server, path), timeout_s=10, what="the woken rows")
+        store.append(game_events(3)[2])
+        hub.publish({"rev": "2"})
+        wait_until(lambda: caught_up(server, path), timeout_s=10, what="the next woken row")
+    finally:
+        hub.close()
+        board.stop()
+        server.stop()
+        store.close()
+
+
 def _lines(path: Path) -> list[str]:
     with EventStore.open(path, readonly=True) as store:
         return list(store.lines)

@@ -248,3 +248,50 @@ def test_a_row_a_store_repair_lost_stops_counting_and_leaves_no_gap(tmp_path: Pa
     assert db.match_lines(sent[0].store, 1) == list(repaired.lines)
     assert db.last_id(sent[0].store) == 31
     repaired.close()
+
+
+def damage_row(path: Path, row_id: int) -> None:
+    """Cuts one row's line short on the card: its checksum no longer holds."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = ?", (row_id,))
+    conn.close()
+
+
+def test_a_board_renamed_before_its_store_is_repaired_is_still_one_store(
+        tmp_path: Path, db: ClubDB) -> None:
+    path = tmp_path / "t.sqlite3"
+    played(path, seed=10).close()
+    first = rows(path, "table-1")
+    assert set(ingest(db, first)) == {"kept"} and len(db.games()) == 1
+    damage_row(path, len(first))  # the game's last row goes bad on the card
+    repaired = EventStore.open(path, clock=fake_clock(2000.0))
+    assert repaired.recovery is not None
+    again = rows(path, "table-one")  # renamed meanwhile: the repair kept no outbox
+    assert {m.store for m in again} == {first[0].store}
+    assert ingest(db, again) == ["repeat"] * (len(first) - 1) + ["kept"]
+    assert len(db.boards()) == 1 and db.games() == []  # the lost last row undoes the win
+    repaired.close()
+
+
+def test_a_store_that_lost_its_first_row_keeps_its_id_and_a_new_store_makes_its_own(
+        tmp_path: Path, db: ClubDB) -> None:
+    path = tmp_path / "t.sqlite3"
+    played(path, seed=11, upto=12).close()
+    first = rows(path, "table-1")
+    damage_row(path, 1)
+    repaired = EventStore.open(path, clock=fake_clock(2000.0))
+    assert repaired.recovery is not None and repaired.recovery.lost[0].id == 1
+    again = rows(path, "table-one")
+    assert {m.store for m in again} == {first[0].store}
+    assert all(m.lost for m in again)  # nothing of the match folds without its new_game
+    repaired.close()
+    # The store thrown away and a new one begun beside the damaged copy: its own id.
+    for leftover in tmp_path.glob("t.sqlite3*"):
+        if ".damaged-" not in leftover.name:
+            leftover.unlink()
+    with EventStore.open(path, clock=fake_clock(3000.0)) as fresh:
+        for event in simulate_game(random.Random(12), ("Ann", "Bob"), {"target": 121})[:5]:
+            fresh.append(event)
+    assert {m.store for m in rows(path, "table-1")} != {first[0].store}

@@ -13,6 +13,7 @@ import pytest
 
 SYSTEMD = Path(__file__).parent.parent / "systemd"
 UNIT = SYSTEMD / "cribbage-board.service"
+CLUB_UNIT = SYSTEMD / "cribbage-club.service"
 INSTALL = SYSTEMD / "install.sh"
 UDEV_RULE = SYSTEMD / "99-cribbage-board-leds.rules"
 GOLDEN = Path(__file__).parent / "golden" / "install"
@@ -31,14 +32,15 @@ def unit_keys(text: str) -> dict[str, str]:
     return keys
 
 
-def verify(unit_text: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def verify(unit_text: str, tmp_path: Path, name: str = "cribbage-board.service"
+           ) -> subprocess.CompletedProcess[str]:
     """Runs systemd-analyze verify on a copy whose ExecStart is a stub that exists here
     (verify 252 fails a unit whose ExecStart file is missing)."""
     stub = tmp_path / "bin" / "cribbage-board"
     stub.parent.mkdir(exist_ok=True)
     stub.write_text("#!/bin/sh\nexit 0\n")
     stub.chmod(0o755)
-    copy = tmp_path / "cribbage-board.service"
+    copy = tmp_path / name
     copy.write_text(unit_text.replace(EXEC, str(stub)))
     return subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True,
                           text=True, timeout=60)
@@ -74,19 +76,53 @@ def test_unit_verifies_without_warnings(tmp_path: Path) -> None:
     assert result.stderr == ""  # unknown keys only warn (rc 0) in systemd 252
 
 
-@needs_analyze
-def test_security_exposure_stays_low(tmp_path: Path) -> None:
-    """systemd-analyze security scores the unit (10 is unprotected); it was 5.2 before the
-    hardening of issue 43, 2.2 with it. The threshold leaves room for one more allowance."""
-    copy = tmp_path / "cribbage-board.service"
-    copy.write_text(UNIT.read_text())
+def exposure(unit: Path, tmp_path: Path) -> float:
+    """systemd-analyze security's score of a unit file (10 is unprotected)."""
+    copy = tmp_path / unit.name
+    copy.write_text(unit.read_text())
     result = subprocess.run(["systemd-analyze", "security", "--offline=true", str(copy)],
                             capture_output=True, text=True, timeout=60)
     if "--offline" in result.stderr:
         pytest.skip(f"this systemd-analyze cannot score a unit file: {result.stderr.strip()}")
     found = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", result.stdout)
     assert found, result.stdout + result.stderr
-    assert float(found.group(1)) <= 2.5, result.stdout
+    return float(found.group(1))
+
+
+@needs_analyze
+def test_security_exposure_stays_low(tmp_path: Path) -> None:
+    """It was 5.2 before the hardening of issue 43, 2.2 with it. The threshold leaves room
+    for one more allowance."""
+    assert exposure(UNIT, tmp_path) <= 2.5
+
+
+def test_club_unit_serves_the_standings_from_its_env_file() -> None:
+    keys = unit_keys(CLUB_UNIT.read_text())
+    assert keys["Type"] == "notify"  # club serve says READY=1 once the page listens
+    assert keys["ExecStart"] == (f"{EXEC} club serve --broker ${{CLUB_BROKER}} --db "
+                                 "/var/lib/cribbage-club/club.sqlite3 --port ${CLUB_PORT} "
+                                 "$CLUB_OPTIONS")
+    assert keys["EnvironmentFile"] == "-/etc/cribbage-board/club.env"
+    assert keys["StateDirectory"] == "cribbage-club" and keys["User"] == "cribbage"
+    assert keys["RestartPreventExitStatus"] == "2"
+    assert "mosquitto.service" in keys["After"] and "mosquitto.service" in keys["Wants"]
+    # The example env file sets every variable ExecStart reads, and club serve takes them.
+    env = dict(line.split("=", 1) for line in (SYSTEMD / "club.env.example").read_text()
+               .splitlines() if line and not line.startswith("#"))
+    assert set(env) == {"CLUB_BROKER", "CLUB_PORT", "CLUB_OPTIONS"}
+    from firmware.cli import build_parser
+
+    args = build_parser().parse_args(["club", "serve", "--broker", env["CLUB_BROKER"], "--db",
+                                      "x.sqlite3", "--port", env["CLUB_PORT"],
+                                      *env["CLUB_OPTIONS"].split()])
+    assert args.port == 8090
+
+
+@needs_analyze
+def test_club_unit_verifies_and_is_more_locked_down_than_the_board(tmp_path: Path) -> None:
+    result = verify(CLUB_UNIT.read_text(), tmp_path, CLUB_UNIT.name)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert exposure(CLUB_UNIT, tmp_path) <= 1.5  # no devices: 1.3 when written
 
 
 @needs_analyze
@@ -124,6 +160,34 @@ def test_dry_run_lists_every_step_and_changes_nothing(tmp_path: Path) -> None:
 def test_bad_option_is_refused() -> None:
     result = run_install("--frobnicate")
     assert result.returncode == 2 and "unknown option '--frobnicate'" in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("systemctl") is None, reason="systemctl is not installed")
+def test_with_club_installs_the_broker_and_the_club_server(tmp_path: Path) -> None:
+    dry = run_install("--dry-run", "--with-club")
+    assert dry.returncode == 0, dry.stderr
+    assert "mosquitto" in dry.stdout
+    assert "would run: systemctl enable cribbage-board.service cribbage-club.service" \
+        in dry.stdout
+    root = tmp_path / "root"
+    first = run_install("--root", str(root), "--with-club", "--prefix", "/srv/crib")
+    assert first.returncode == 0, first.stderr
+    wants = root / "etc/systemd/system/multi-user.target.wants"
+    assert (wants / "cribbage-club.service").is_symlink()
+    keys = unit_keys((root / "etc/systemd/system/cribbage-club.service").read_text())
+    assert keys["ExecStart"].startswith("/srv/crib/.venv/bin/cribbage-board club serve")
+    env = root / "etc/cribbage-board/club.env"
+    assert env.read_text() == (SYSTEMD / "club.env.example").read_text()
+    env.write_text("CLUB_BROKER=mqtt://club.local:1883\n")
+    again = run_install("--root", str(root), "--with-club", "--prefix", "/srv/crib")
+    assert again.returncode == 0, again.stderr
+    assert "ok: kept existing /etc/cribbage-board/club.env" in again.stdout
+    assert env.read_text() == "CLUB_BROKER=mqtt://club.local:1883\n"
+    # Without --with-club nothing of the club is placed.
+    plain = tmp_path / "plain"
+    assert run_install("--root", str(plain)).returncode == 0
+    assert not (plain / "etc/systemd/system/cribbage-club.service").exists()
+    assert not (plain / "etc/cribbage-board/club.env").exists()
 
 
 @pytest.mark.skipif(shutil.which("systemctl") is None, reason="systemctl is not installed")

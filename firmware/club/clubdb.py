@@ -33,7 +33,7 @@ from firmware.club.standings import CountedGame, Roster, Scoring, standings
 
 __all__ = ["ClubDB", "Ingested", "ClubDBError", "Round"]
 
-log = logging.getLogger("cribbage.club.server")
+log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 _SCHEMA = """

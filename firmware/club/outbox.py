@@ -12,18 +12,23 @@ the loop's store is untouched.
 
 The store's id on the wire is made once, from the board's name and the store's
 first row, and kept here, so renaming the board later changes nothing. A recovered
-store (``firmware.store``) is copied without these tables: it makes the same id
-again from its first row (unless the board was renamed meanwhile) and publishes
-its rows again from the first; the club server drops what it already has.
+store (``firmware.store``) is copied without these tables: it takes the id again
+from the damaged original the repair keeps beside it (``NAME.damaged-STAMP``),
+so a board renamed before its store was repaired is still the same store to the
+club server; where that copy cannot be read it makes the same id again from its
+first row (unless the board was renamed meanwhile). It then publishes its rows
+again from the first, and the club server drops what it already has.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,11 +129,47 @@ class Outbox:
         if kept is not None:
             return str(kept[0])
         first = conn.execute("SELECT crc, at FROM events WHERE id = 1").fetchone()
-        if first is None:
-            return None
-        made = store_id(self.board, first[0], first[1])
+        made = self._id_before_repair(first)
+        if made is None:
+            # Row 1 lost in a repair whose original is gone: the first row kept names it.
+            oldest = first or conn.execute(
+                "SELECT crc, at FROM events ORDER BY id LIMIT 1").fetchone()
+            if oldest is None:
+                return None
+            made = store_id(self.board, oldest[0], oldest[1])
         conn.execute("INSERT INTO club_outbox (key, value) VALUES ('store', ?)", (made,))
         return made
+
+    def _id_before_repair(self, first: tuple[int, float] | None) -> str | None:
+        """The id of the damaged original of this store, newest first: only one whose row 1
+        is this store's row 1, or any when this store's row 1 was lost in the repair (a new
+        store beside an old damaged file never takes its id)."""
+        if first is None and not self._lost_row_one():
+            return None
+        pattern = re.compile(re.escape(self.path.name) + r"\.damaged-\d{8}T\d{6}(-\d+)?")
+        copies = sorted((p for p in self.path.parent.iterdir() if pattern.fullmatch(p.name)),
+                        key=lambda p: p.stat().st_mtime, reverse=True)
+        for copy in copies:
+            try:
+                with closing(sqlite3.connect(f"file:{copy.resolve().as_posix()}?mode=ro",
+                                             uri=True)) as old:
+                    kept = old.execute(
+                        "SELECT value FROM club_outbox WHERE key = 'store'").fetchone()
+                    row = old.execute("SELECT crc, at FROM events WHERE id = 1").fetchone()
+            except sqlite3.Error:
+                continue  # damaged where the id was kept: try an older copy
+            if kept is not None and (first is None or tuple(first) == tuple(row or ())):
+                return str(kept[0])
+        return None
+
+    def _lost_row_one(self) -> bool:
+        return self._has_lost_table() and bool(
+            self._conn.execute("SELECT 1 FROM lost WHERE id = 1").fetchall())
+
+    def _has_lost_table(self) -> bool:
+        """False for a store from before repairs kept a list of lost rows."""
+        return bool(self._conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'lost'").fetchall())
 
     def rewind(self, start: int) -> None:
         """Publishes again from row ``start`` (the club server asked for it)."""
@@ -168,8 +209,8 @@ class Outbox:
     def _lost(self, limit: int) -> list[OutboxRow]:
         """Ids past the cursor that a repair of the store recorded as lost."""
         conn = self._conn
-        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'lost'").fetchall():
-            return []  # a store from before repairs kept a list
+        if not self._has_lost_table():
+            return []
         out = []
         for event_id, place, at in conn.execute(
                 "SELECT id, place, at FROM lost WHERE id > ? ORDER BY id LIMIT ?",

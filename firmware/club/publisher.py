@@ -1,11 +1,12 @@
 """The board's publisher: a thread that copies the store's rows to the broker.
 
-The loop never calls into it: the thread notices the store's commits itself
-(SQLite's ``data_version``, checked every ``poll_s``), so a slow or absent broker
-cannot delay a card or an LED. Rows go out at QoS 1 in store order and count as
-sent only once the broker has acknowledged each (``firmware.club.outbox``); until
-then they are read again and sent again, which the club server de-duplicates by
-(store, id). After each change the retained ``now`` message carries the table.
+The loop never waits on it: the thread notices the store's commits itself
+(SQLite's ``data_version``, checked every ``poll_s``, or at once when ``wake`` is
+called), so a slow or absent broker cannot delay a card or an LED. Rows go out at
+QoS 1 in store order and count as sent only once the broker has acknowledged each
+(``firmware.club.outbox``); until then they are read again and sent again, which
+the club server de-duplicates by (store, id). After each change the retained
+``now`` message carries the table.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from firmware.club.settings import ClubConfig
 
 __all__ = ["ClubPublisher", "table_of"]
 
-log = logging.getLogger("cribbage.club.publisher")
+log = logging.getLogger(__name__)
 
 
 def table_of(game: Game, match: int) -> dict[str, Any]:
@@ -122,7 +123,8 @@ class ClubPublisher:
         return self._connected.is_set()
 
     def wake(self) -> None:
-        """Looks at the store now rather than at the next poll."""
+        """Looks at the store now rather than at the next poll; never blocks (the device's
+        page hub calls it on the loop's thread after every commit)."""
         self._wake.set()
 
     def describe(self) -> str:

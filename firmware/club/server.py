@@ -50,7 +50,7 @@ from firmware.web.server import PinGuard, WebServer, state_stream
 
 __all__ = ["ClubServer", "create_club_app", "serve_club", "STANDINGS_PAGE"]
 
-log = logging.getLogger("cribbage.club.server")
+log = logging.getLogger(__name__)
 STANDINGS_PAGE = Path(__file__).parent / "static" / "standings.html"
 
 
@@ -75,7 +75,7 @@ class ClubServer:
                  ca_file: str | None = None, roster: Roster | None = None,
                  scoring: Scoring | None = None, clock: Callable[[], float] = time.time,
                  resend_every_s: float = 2.0, reconnect_max_s: int = 10,
-                 publish_every_s: float = 0.2,
+                 publish_every_s: float = 0.1,
                  client_factory: Callable[..., Any] = make_client) -> None:
         self.db_path, self.broker, self.prefix = Path(db_path), broker, prefix
         self.roster = roster or Roster()
@@ -86,8 +86,11 @@ class ClubServer:
         self.refused = 0
         self._resend_every_s = resend_every_s
         # Standings are computed at most this often: under a burst of rows, once per
-        # burst rather than once per row (each costs a query over every game).
+        # burst rather than once per row (each costs a query over every game). The gap
+        # grows with what a report costs, so a long club night's standings never take
+        # more than a tenth of the worker's time.
         self._publish_every_s = publish_every_s
+        self._report_cost_s = 0.0
         self._stale = False  # rows kept (or refused, or a round changed) since the standings
         self._published_at = 0.0
         self._asked: dict[str, tuple[int, float]] = {}
@@ -158,7 +161,7 @@ class ClubServer:
         while not self._stopping.is_set():
             wait = 0.5
             if self._stale:
-                wait = max(0.0, self._published_at + self._publish_every_s - time.monotonic())
+                wait = max(0.0, self._published_at + self._publish_gap_s() - time.monotonic())
             try:
                 first = self._queue.get(timeout=wait) if wait > 0 else self._queue.get_nowait()
             except queue.Empty:
@@ -173,7 +176,7 @@ class ClubServer:
                 if batch:
                     self._handle(batch)
                 if self._stale and \
-                        time.monotonic() - self._published_at >= self._publish_every_s:
+                        time.monotonic() - self._published_at >= self._publish_gap_s():
                     self._publish_standings()
             except Exception:  # noqa: BLE001 - a bug must not stop the standings
                 log.exception("club: the server failed on a batch of %d messages", len(batch))
@@ -246,12 +249,17 @@ class ClubServer:
         self._client.publish(topic(self.prefix, board, "resend"),
                              ResendMessage(store, start).payload(), qos=1)
 
+    def _publish_gap_s(self) -> float:
+        return max(self._publish_every_s, 10 * self._report_cost_s)
+
     def _publish_standings(self) -> None:
         assert self._db is not None
+        began = time.monotonic()
         report = self._db.report(roster=self.roster, scoring=self.scoring)
         report["updated_at"] = self.clock()
         self.hub.publish(report)
         self._stale, self._published_at = False, time.monotonic()
+        self._report_cost_s = self._published_at - began
 
 
 def create_club_app(server: ClubServer, *, pin: str | None = None) -> ASGIApp:

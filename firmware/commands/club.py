@@ -85,13 +85,18 @@ def _roster(path: Path | None) -> Any:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import logging
+    from firmware import logs
 
+    # Refused messages and resend requests are logged: under systemd with the journal's
+    # priorities (``journalctl -u cribbage-club -p warning``: only the refusals).
+    with logs.attached():
+        return _serve(args)
+
+
+def _serve(args: argparse.Namespace) -> int:
     from firmware.club.server import ClubServer, serve_club
     from firmware.club.settings import TOPIC_PREFIX, parse_broker
-
-    # Refused messages and resend requests are logged (journald under systemd).
-    logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+    from firmware.notify import Notifier
 
     broker = parse_broker(args.broker)
     if not 0 <= args.port <= 65535:
@@ -111,6 +116,7 @@ def run_serve(args: argparse.Namespace) -> int:
                         username=args.username, password=password,
                         ca_file=None if args.ca_file is None else str(args.ca_file),
                         roster=_roster(args.roster), scoring=_scoring(args))
+    notifier = Notifier()
     stop = threading.Event()
     previous = {s: signal.signal(s, lambda *_: stop.set())
                 for s in (signal.SIGTERM, signal.SIGINT)}
@@ -118,10 +124,12 @@ def run_serve(args: argparse.Namespace) -> int:
     web = None
     try:
         web = serve_club(server, host=args.host, port=args.port, pin=args.pin)
-        print(f"club server: {args.db} from {broker}; standings at "
-              f"{' or '.join(web.urls())}", flush=True)
+        said = f"standings at {' or '.join(web.urls())}"
+        print(f"club server: {args.db} from {broker}; {said}", flush=True)
+        notifier.ready(said)  # systemd (systemd/cribbage-club.service): the page is up
         stop.wait(args.max_seconds)
     finally:
+        notifier.stopping()
         for number, handler in previous.items():
             signal.signal(number, handler)
         if web is not None:

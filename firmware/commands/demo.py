@@ -354,6 +354,8 @@ def run(args: argparse.Namespace) -> int:
         publisher = _club(args.club, store_path)
         flow = TableFlow(players, rules)
         hub = Hub() if args.web is not None else None
+        if hub is not None and publisher is not None:
+            hub.subscribe(publisher.wake)
         loop = DeviceLoop(store=store, flow=flow, strip=strip, renderer=renderer, clock=clock,
                           source=table.camera, recognise=table.recognise, tracker=table.tracker,
                           rng=random.Random(args.seed), on_feedback=tell, hub=hub, panel=keys)

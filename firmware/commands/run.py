@@ -244,7 +244,7 @@ def _run(args: argparse.Namespace) -> int:
                           notifier=notifier, watchdog=Watchdog.from_environ(clock=clock),
                           hub=hub)
         loop.start()
-        publisher = _club(config, Path(store_path))
+        publisher = _club(config, Path(store_path), hub)
         log.info(f"ready in {time.monotonic() - began:.2f} s: {loop.status()}")
         if hub is not None:
             page = _serve(config, hub, chosen, explicit="web" in config.configured,
@@ -271,8 +271,9 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _club(config: Any, store_path: Path) -> Any:
-    """Starts publishing the store to the club's broker (``[club]``), on its own thread."""
+def _club(config: Any, store_path: Path, hub: Any) -> Any:
+    """Starts publishing the store to the club's broker (``[club]``), on its own thread,
+    woken by each of the loop's commits where the page's hub says them."""
     club = config.club
     if club is None or not club.enabled:
         return None
@@ -280,6 +281,8 @@ def _club(config: Any, store_path: Path) -> Any:
 
     publisher = ClubPublisher(store_path, club)
     publisher.start()
+    if hub is not None:
+        hub.subscribe(publisher.wake)
     log.info(publisher.describe())
     return publisher
 
