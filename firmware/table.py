@@ -45,7 +45,7 @@ from vision.zones import CRIB, STARTER
 __all__ = [
     "TableFlow", "Outcome", "Feedback", "FeedbackKind", "ButtonAction", "Tick", "UnknownCard",
     "ManualCard", "ManualSpread", "ManualDiscard", "NewMatch", "CorrectCard", "TableInput",
-    "STARTER", "CRIB", "BUTTON_ACTIONS",
+    "STARTER", "CRIB", "BUTTON_ACTIONS", "cards_on_table",
 ]
 
 
@@ -197,6 +197,14 @@ class _Cut:
 
     contenders: tuple[str, ...]
     cards: dict[str, Card] = field(default_factory=dict)
+
+
+def cards_on_table(game: Game) -> frozenset[Card]:
+    """The cards the game says lie face up now: the starter and every card laid this deal
+    (the hands spread for the show are those same cards). A camera that starts mid-deal
+    (after a power cut) must take these for cards, not for the table's printed art."""
+    laid = [card for player in game.players for card in game.laid(player)]
+    return frozenset(laid + ([game.starter] if game.starter is not None else []))
 
 
 class TableFlow:

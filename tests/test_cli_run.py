@@ -195,3 +195,38 @@ def test_a_recovered_store_is_said_at_warning_and_with_its_priority_under_the_jo
     warnings = [line for line in lines if line.startswith("<4>")]
     assert len(warnings) == 1 and warnings[0].startswith("<4>store: "), lines
     assert "<6>LEDs: simulator (no [board.strip] backend configured)" in lines
+
+
+def test_run_restarted_mid_deal_tells_the_camera_which_cards_lie_on_the_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a power cut the starter and the laid cards are in view: the reader must take them
+    for cards, not for the table's printed art (vision.motion)."""
+    import random
+
+    import cv2
+    import numpy as np
+
+    import firmware.commands.run as command
+    from engine.simulate import simulate_game
+    from firmware.table import cards_on_table
+
+    events = simulate_game(random.Random(5), ("Ann", "Bob"), {"target": 121})
+    upto = [i for i, e in enumerate(events) if e["type"] == "play"][3] + 1
+    path = tmp_path / "e.db"
+    with EventStore.open(path) as store:
+        for event in events[:upto]:
+            store.append(event)
+        expected = cards_on_table(store.game)
+    assert len(expected) == 5  # the starter and four cards laid
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000.png"), np.zeros((48, 64, 3), np.uint8))
+    config = tmp_path / "config.toml"
+    config.write_text('[game]\nplayers = ["Ann", "Bob"]\n[camera]\nsource = "replay"\n'
+                      'path = "frames"\nsize = [64, 48]\n')
+    opened: list = []
+    real = command.open_parts
+    monkeypatch.setattr(command, "open_parts",
+                        lambda *a, **k: opened.append(real(*a, **k)) or opened[-1])
+    assert main(["run", "--config", str(config), "--store", str(path), "--once"]) == 0
+    assert opened[0].reader.on_table() == expected

@@ -160,6 +160,20 @@ def test_what_lies_on_the_table_at_startup_is_art_and_never_reported() -> None:
     assert cards_of(seen) == ["5C"] and cards_of(reader.art) == ["AS", "KD"]
 
 
+def test_after_a_restart_mid_deal_the_cards_the_game_has_laid_are_no_art() -> None:
+    """A power cut mid-play: the store says AS and KD lie on the table. They are cards, so
+    when they are gathered their place reads empty, and a card laid there next deal shows."""
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE, on_table=lambda: {AS, KD})
+    lying = {(100, 100): AS, (200, 100): KD, (400, 300): FIVE}  # 5C: printed on the mat
+    seen = settle(reader, table(lying), 0)
+    assert cards_of(seen) == ["AS", "KD"] and cards_of(reader.art) == ["5C"]
+    seen = settle(reader, table({(400, 300): FIVE}), 10)  # the deal's cards gathered
+    assert seen == []
+    seen = settle(reader, table({(100, 100): Card.parse("9H"), (400, 300): FIVE}), 20)
+    assert cards_of(seen) == ["9H"]
+
+
 def test_a_reading_that_is_no_card_sized_thing_is_left_out() -> None:
     def tiny(image: np.ndarray, *, card_px: float | None = None) -> list[Detection]:
         return [Detection(AS, ((10, 10), (20, 10), (20, 24), (10, 24)), 0.99)]

@@ -13,13 +13,17 @@ of detections each frame (a card taken away is a change too: its region is read 
 What lies still in view when the reader starts is the table, not a laid card: printed
 cards on a play mat, a card box. Its readings are remembered as *table art* and nothing
 read in the same place is ever reported (a real card laid exactly on a printed one is
-missed: a missing card can be entered by hand, a wrong one would be scored).
+missed: a missing card can be entered by hand, a wrong one would be scored). The one
+exception is what the game itself says lies on the table (``on_table``): a device
+restarted mid-deal sees the starter and the cards laid so far, and those are cards,
+kept like any other reading, so the places where players lay their cards never turn
+into blind spots for the rest of the night.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -27,6 +31,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from engine.cards import Card
 from vision.detection import Detection
 from vision.frames import check_frame
 from vision.sources import Frame, default_watch_size, watch_image
@@ -159,18 +164,22 @@ class StreamReader:
     it is called on padded crops of the changed regions only, and once on the whole frame
     when the table first settles, which is when the table's art is learnt. Each call is told
     the expected card height (``card_px``), so a crop is read at the cards' scale, whatever
-    its own size. ``reads`` and ``pixels_read`` count the work, for tests and benchmarks.
+    its own size. ``on_table`` names the cards the game has on the table (the device's
+    store), which are never taken for art. ``reads`` and ``pixels_read`` count the work,
+    for tests and benchmarks.
     """
 
     def __init__(self, recognise: Recognise, *, frame_size: tuple[int, int],
                  watch_size: tuple[int, int] | None = None,
-                 settings: WatchSettings | None = None, learn_art: bool = True) -> None:
+                 settings: WatchSettings | None = None, learn_art: bool = True,
+                 on_table: Callable[[], Collection[Card]] | None = None) -> None:
         self.recognise = recognise
         self.frame_size = frame_size
         self.watch_size = watch_size or default_watch_size(frame_size)
         self.watcher = ChangeWatcher(self.watch_size, settings=settings)
         self.card_px = self.watcher.settings.card_fraction * frame_size[1]
         self.learn_art = learn_art
+        self.on_table = on_table
         self.reads = 0
         self.pixels_read = 0
         self._reading = _Reading()
@@ -207,8 +216,9 @@ class StreamReader:
                  and self._physical(seen)]
         reading = self._reading
         if region.whole and self.learn_art:
-            reading.art = found
-            reading.cards = []
+            known = set(self.on_table()) if self.on_table is not None else set()
+            reading.art = [s for s in found if s.card not in known]
+            reading.cards = [s for s in found if s.card in known]
             return
         # Art is the table's for good: a hand resting on the mat hides it for a while, and
         # when the hand goes it is the same print, not cards laid.

@@ -183,7 +183,7 @@ def _run(args: argparse.Namespace) -> int:
     from firmware.loop import DeviceLoop
     from firmware.notify import Notifier, Watchdog
     from firmware.store import EventStore
-    from firmware.table import TableFlow
+    from firmware.table import TableFlow, cards_on_table
     from firmware.web.hub import Hub
     from firmware.web.inputs import TableSettings
     from firmware.web.settings import SettingsFile, settings_path
@@ -213,6 +213,9 @@ def _run(args: argparse.Namespace) -> int:
         if store.recovery is not None:
             log.warning(f"store: {store.recovery}")
         log.info(f"store: {store_path} ({len(store.lines)} events in the current match)")
+        if parts.reader is not None:  # restarted mid-deal: the laid cards are no table art
+            replayed = store
+            parts.reader.on_table = lambda: cards_on_table(replayed.game)
 
         buttons = config.buttons
         controls = Controls(long_press=buttons.long_press,
