@@ -147,8 +147,12 @@ class Outbox:
         if first is None and not self._lost_row_one():
             return None
         pattern = re.compile(re.escape(self.path.name) + r"\.damaged-\d{8}T\d{6}(-\d+)?")
-        copies = sorted((p for p in self.path.parent.iterdir() if pattern.fullmatch(p.name)),
-                        key=lambda p: p.stat().st_mtime, reverse=True)
+        try:
+            copies = sorted((p for p in self.path.parent.iterdir()
+                             if pattern.fullmatch(p.name)),
+                            key=lambda p: p.stat().st_mtime, reverse=True)
+        except OSError:  # a copy removed while looking: the id is made afresh
+            return None
         for copy in copies:
             try:
                 with closing(sqlite3.connect(f"file:{copy.resolve().as_posix()}?mode=ro",
