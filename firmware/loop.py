@@ -178,9 +178,12 @@ class DeviceLoop:
     # -- start -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Shows the resumed game (the store replayed it on opening), then says READY=1."""
+        """Shows the resumed game (the store replayed it on opening), and what a repair of the
+        store lost, then says READY=1."""
         now = self.clock()
         self._shown = None
+        if self.store.recovery is not None:  # said aloud and on the page (run logs it too)
+            self._tell(Feedback("say", self.store.recovery.words()))
         self._apply(self.flow.start(self.store.game), now)
         self._redraw(now, animate=False)
         self._publish()

@@ -159,6 +159,18 @@ class Recovery:
     reason: str
     lost: tuple[LostEvent, ...] = ()
 
+    def words(self) -> str:
+        """What the table is told when the device starts on a repaired store: what the
+        players must put right, not how the file broke."""
+        if not self.lost:
+            return ("The event store was damaged, most likely by a power cut, and repaired: "
+                    "every event was kept.")
+        places = ", ".join(dict.fromkeys(event.place() for event in self.lost))
+        count = f"{len(self.lost)} event" + ("s" if len(self.lost) != 1 else "")
+        return (f"The event store was damaged, most likely by a power cut: {count} of "
+                f"{places} could not be kept. The board shows the game as it was kept: "
+                "check the score, and lay or type again what is missing.")
+
     def __str__(self) -> str:
         where = "" if self.damaged_at is None else f" at event id {self.damaged_at}"
         if self.lost:

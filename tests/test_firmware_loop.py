@@ -181,6 +181,32 @@ def test_crash_mid_count_then_resume_on_the_same_store(tmp_path: Path, factory: 
     second.close()
 
 
+def test_a_store_repaired_at_start_tells_the_table_what_it_lost(tmp_path: Path,
+                                                                  factory: Any) -> None:
+    """A power cut that damaged the last event: the board says so aloud and on the page,
+    and what to do, before it shows the game as kept."""
+    import sqlite3
+
+    players = ("Ann", "Bob")
+    path = tmp_path / "events.sqlite3"
+    with EventStore.open(path) as store:
+        for event in simulate_game(random.Random(11), players)[:12]:
+            store.append(event)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = 12")
+    conn.close()
+    rig = Rig(path, players, {}, factory)
+    assert rig.store.recovery is not None
+    rig.loop.start()
+    told = rig.said[0]
+    assert told.kind == "say"
+    assert told.text == ("The event store was damaged, most likely by a power cut: 1 event of "
+                         "match 1 game 1 could not be kept. The board shows the game as it "
+                         "was kept: check the score, and lay or type again what is missing.")
+    assert rig.notifier.sent[-1] == "READY=1"
+    rig.close()
+
+
 def starter_step(steps: list[Any]) -> int:
     """The index of the step that turns the starter up."""
     return next(i for i, s in enumerate(steps) if s.seen and

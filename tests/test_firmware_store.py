@@ -685,3 +685,13 @@ def test_a_damaged_game_result_in_history_is_rebuilt_from_the_events(tmp_path: P
         (match,) = store.matches()
         truth = Game.replay(events)
         assert [(g.winner, g.result) for g in match.games] == [(truth.winner, truth.result)]
+
+
+def test_a_recovery_is_said_to_the_table_in_words(tmp_path: Path) -> None:
+    from firmware.store import LostEvent, Recovery
+
+    kept_all = Recovery(tmp_path / "e", tmp_path / "e.damaged", 40, None, "torn -wal")
+    assert kept_all.words().endswith("repaired: every event was kept.")
+    lost = (LostEvent(41, ((2, 1),), "missing"), LostEvent(42, ((2, 1),), "missing"))
+    said = Recovery(tmp_path / "e", tmp_path / "e.damaged", 40, 41, "checksum", lost).words()
+    assert "2 events of match 2 game 1 could not be kept" in said
