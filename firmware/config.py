@@ -97,12 +97,15 @@ class ZonesConfig:
 
     ``seats`` holds one polygon per player in seating order (the cards a
     player lays land there); ``starter`` and ``crib`` are the areas for the
-    cut card and the crib. None means "not calibrated yet".
+    cut card and the crib. None means "not calibrated yet". ``card_px`` is a card's long
+    side where cards lie, measured by ``calibrate`` from the marker cards: the reader
+    reads at that scale (None: an eighth of the frame's height).
     """
 
     seats: tuple[Polygon, ...] = ()
     starter: Polygon | None = None
     crib: Polygon | None = None
+    card_px: float | None = None
 
 
 @dataclass(frozen=True)
@@ -387,7 +390,7 @@ def _polygon(name: str, where: str, value: Any, size: tuple[int, int]) -> Polygo
 
 def _zones(name: str, data: Mapping[str, Any], players: int,
            size: tuple[int, int]) -> ZonesConfig:
-    _check_keys(name, "zones", data, {"seats", "starter", "crib"})
+    _check_keys(name, "zones", data, {"seats", "starter", "crib", "card_px"})
     seats: tuple[Polygon, ...] = ()
     if "seats" in data:
         raw = data["seats"]
@@ -396,10 +399,16 @@ def _zones(name: str, data: Mapping[str, Any], players: int,
             raise DeviceConfigError(f"{name}: [zones] seats needs one polygon per player "
                                     f"({players}, in [game] players order), got {count!r}")
         seats = tuple(_polygon(name, f"seats[{i}]", p, size) for i, p in enumerate(raw))
+    card_px = data.get("card_px")
+    if card_px is not None and (isinstance(card_px, bool) or not isinstance(card_px, int | float)
+                                or not 10 <= card_px <= size[1]):
+        raise DeviceConfigError(f"{name}: [zones] card_px must be a card's long side in frame "
+                                f"pixels, 10 to {size[1]} (the frame's height), not {card_px!r}")
     return ZonesConfig(
         seats=seats,
         starter=_polygon(name, "starter", data["starter"], size) if "starter" in data else None,
         crib=_polygon(name, "crib", data["crib"], size) if "crib" in data else None,
+        card_px=None if card_px is None else float(card_px),
     )
 
 

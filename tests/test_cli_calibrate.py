@@ -14,6 +14,7 @@ from engine.cards import Card
 from firmware.cli import main
 from firmware.commands.calibrate import replace_zones_table
 from firmware.config import load_device_config
+from vision.camera_check import card_heights
 from vision.scene import SceneRenderer, SceneSettings, Script, default_markers
 from vision.zones import TableZones, clip_polygon, polygon_area
 
@@ -48,12 +49,20 @@ enabled = false
 def marker_frame(tmp_path: Path, markers: dict[str, Card], seed: int = 0
                  ) -> tuple[Path, TableZones]:
     """A drawn table with the markers laid; returns the image and the zones its truth gives."""
+    path, truth, _ = marker_frame_and_card(tmp_path, markers, seed)
+    return path, truth
+
+
+def marker_frame_and_card(tmp_path: Path, markers: dict[str, Card], seed: int = 0
+                          ) -> tuple[Path, TableZones, float]:
+    """``marker_frame``, and the markers' true long side in pixels (their median)."""
     script = Script.calibration(PLAYERS, random.Random(seed), markers=markers)
     frame = SceneRenderer(script, rng=np.random.default_rng(seed), settings=STILL).render(0)
     path = tmp_path / "table.png"
     cv2.imwrite(str(path), frame.image)
     truth = TableZones.from_markers((1280, 720), {t.zone: t.corners for t in frame.truth})
-    return path, truth
+    card = float(np.median(card_heights([t.corners for t in frame.truth])))
+    return path, truth, card
 
 
 def overlap(a: tuple, b: tuple) -> float:
@@ -67,13 +76,14 @@ def test_zones_match_the_truth_of_the_laid_markers(tmp_path: Path,
     config.write_text(CONFIG)
     # QD marks the crib: the default KS is read as KC by today's recogniser (see below).
     markers = {**default_markers(PLAYERS), "crib": Card.parse("QD")}
-    image, truth = marker_frame(tmp_path, markers)
+    image, truth, card = marker_frame_and_card(tmp_path, markers)
     assert main(["calibrate", "--config", str(config), "--image", str(image), "--json",
                  "--marker", "crib=QD"]) == 0
     out = capsys.readouterr().out
     assert out.count("\n") == 1
     result = json.loads(out)
     assert result["markers"] == {"Ann": "AC", "Bob": "AD", "starter": "KH", "crib": "QD"}
+    assert result["card_px"] == pytest.approx(card, rel=0.03)  # the reading scale
     assert result["written"] is None
     found = TableZones.from_config(result["zones"])
     for zone in truth.zones:
@@ -96,7 +106,7 @@ def test_write_replaces_only_the_zones_table(tmp_path: Path,
     replay = tmp_path / "replay"
     replay.mkdir()
     markers = {**default_markers(PLAYERS), "crib": Card.parse("QD")}
-    image, truth = marker_frame(tmp_path, markers)
+    image, truth, card = marker_frame_and_card(tmp_path, markers)
     image.rename(replay / "frame_00000.png")
     assert main(["calibrate", "--config", str(config), "--source", "replay", "--path",
                  str(replay), "--marker", "crib=QD", "--write"]) == 0
@@ -108,6 +118,7 @@ def test_write_replaces_only_the_zones_table(tmp_path: Path,
     loaded = load_device_config(config)
     assert loaded.players == ("Ann", "Bob") and loaded.voice.enabled is False
     assert loaded.rules_json == {"target": 121}
+    assert loaded.zones.card_px == pytest.approx(card, rel=0.03)
     written = dict(zip(PLAYERS, loaded.zones.seats, strict=True))
     written.update(starter=loaded.zones.starter, crib=loaded.zones.crib)
     for zone in truth.zones:

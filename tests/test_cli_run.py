@@ -66,6 +66,12 @@ def test_run_with_a_replay_camera_says_so(tmp_path: Path,
                  "--once"]) == 0
     out = capsys.readouterr().out
     assert f"camera: replay {frames}" in out and "zones NOT calibrated" in out
+    assert "cards read at 6 px (not measured: an eighth of the frame)" in out
+    # calibrate measured the cards: the reader reads at their scale.
+    config.write_text(config.read_text() + "[zones]\ncard_px = 20.5\n")
+    assert main(["run", "--config", str(config), "--store", str(tmp_path / "e.db"),
+                 "--once"]) == 0
+    assert "cards read at 20 px)" in capsys.readouterr().out
 
 
 def test_demo_plays_a_whole_game_and_writes_pictures(

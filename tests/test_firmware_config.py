@@ -100,6 +100,9 @@ def test_rules_and_players_reach_the_engine(tmp_path: Path) -> None:
     ('[zones]\ncrib = [[0, 0], [10, 0], [5000, 10]]\n',
      "[zones] crib: point [5000, 10] lies outside the 1280x720 camera frame"),
     ('[zones]\nstarter = [[0, 0], [10, 10], [20, 20]]\n', "[zones] starter encloses no area"),
+    ('[zones]\ncard_px = 900\n', "[zones] card_px must be a card's long side in frame pixels, "
+     "10 to 720 (the frame's height), not 900"),
+    ('[zones]\ncard_px = "big"\n', "[zones] card_px must be a card's long side"),
     ('[store]\npath = 3\n', "[store] path must be a file name, not 3"),
     ('[voice]\nenabled = "yes"\n', "[voice] enabled must be true or false, not 'yes'"),
     ('[voice]\nwords_per_minute = 1000\n', "[voice] words_per_minute must be 80 to 450"),

@@ -8,7 +8,8 @@ diamonds, hearts, spades in ``[game] players`` order; the king of hearts where
 the starter goes, the king of spades where the crib goes), the camera takes
 one frame, and the frame is split into the cells nearest each marker
 (``TableZones.from_markers``). ``--write`` puts the zones into the config's
-``[zones]`` table and leaves every other byte of the file as it was.
+``[zones]`` table, with ``card_px``, the marker cards' long side (the scale the
+device reads cards at), and leaves every other byte of the file as it was.
 
 There is no TOML writer in the dependencies, so the ``[zones]`` table is
 written here and the new file is read back with ``load_device_config`` (and
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import statistics
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -93,6 +95,7 @@ def _frame(args: argparse.Namespace, config: Any) -> Any:
 def _calibrate(args: argparse.Namespace) -> int:
     from firmware.cli import print_json
     from firmware.config import load_device_config
+    from vision.camera_check import card_heights
     from vision.detection import recognise
     from vision.zones import TableZones
 
@@ -114,8 +117,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     outlines = {zone: list(found[card].corners) for zone, card in markers.items()}
     zones = TableZones.from_markers((width, height), outlines)
     table = zones.to_config()
+    card_px = statistics.median(card_heights(list(outlines.values())))
     section = {"seats": [table[name] for name in config.players],
-               "starter": table["starter"], "crib": table["crib"]}
+               "starter": table["starter"], "crib": table["crib"], "card_px": card_px}
     written = None
     if args.write:
         if (width, height) != tuple(config.camera.size):
@@ -126,6 +130,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         written = str(args.config)
     if args.json:
         print_json({"size": [width, height], "zones": table,
+                    "card_px": round(card_px, 1),
                     "markers": {zone: str(card) for zone, card in markers.items()},
                     "confidence": {zone: round(found[card].confidence, 4)
                                    for zone, card in markers.items()},
@@ -134,6 +139,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         for name, polygon in table.items():
             points = " ".join(f"({x:g},{y:g})" for x, y in polygon)
             print(f"{name} [{markers[name]}]: {points}")
+        print(f"cards: {card_px:.0f} px long")
         if written:
             print(f"zones written to {written}")
     return 0
@@ -184,6 +190,9 @@ def zones_toml(section: Mapping[str, Any]) -> str:
     for key in ("starter", "crib"):
         if key in section:
             lines.append(f"{key} = {_polygon(section[key])}")
+    if "card_px" in section:
+        lines.append("# A card's long side where cards lie (the marker cards): the reading scale.")
+        lines.append(f"card_px = {_number(section['card_px'])}")
     return "\n".join(lines) + "\n"
 
 

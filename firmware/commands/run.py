@@ -98,7 +98,7 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
 
         if "camera" in config.configured:
             from vision.detection import CameraRecogniser
-            from vision.motion import StreamReader
+            from vision.motion import StreamReader, WatchSettings
             from vision.sources import open_source
             from vision.tracker import CardTracker, TrackerSettings
 
@@ -114,8 +114,12 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
                     raise ValueError(f"config [camera] deck: {exc}") from None
             parts.recognise = CameraRecogniser(deck=profile)
             # Watch the small stream, read the full frame only where the table changed.
+            # Read at the calibrated cards' scale where calibrate measured it.
+            card_px = config.zones.card_px
+            watching = None if card_px is None else WatchSettings(
+                card_fraction=card_px / camera.size[1])
             parts.reader = StreamReader(parts.recognise, frame_size=camera.size,
-                                        watch_size=camera.watch_size)
+                                        watch_size=camera.watch_size, settings=watching)
             zones = _zones(config)
             # Each change is read once and its reading repeated until the next change, so
             # waiting for repeats would add frames of latency and no evidence.
@@ -125,6 +129,8 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
                      "picamera2": "picamera2"}[camera.source]
             calibrated = "zones calibrated" if zones is not None else \
                 "zones NOT calibrated: cards are seen but not placed"
+            calibrated += f", cards read at {parts.reader.card_px:.0f} px" + (
+                "" if card_px is not None else " (not measured: an eighth of the frame)")
             taught = f", taught deck {camera.deck}" if camera.deck is not None else ""
             watch = camera.watch_size
             parts.lines.append(f"camera: {where} ({camera.size[0]}x{camera.size[1]} read where "
