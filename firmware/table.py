@@ -385,14 +385,15 @@ class TableFlow:
         line saying why it is not taken. The camera seeing a card again where the game
         already has it (a laid card in its player's area, the starter in the starter area)
         is no news and says nothing."""
+        name = card_words(card)
         if self._correcting is not None and zone is not None and card not in self._lying:
             was, self._correcting = self._correcting, None
             return self._correction(was, card)
         phase = game.phase
         if zone is None:
-            return _ignored(f"{card} lies outside every area: lay it in your own area", typed)
+            return _ignored(f"{name} lies outside every area: lay it in your own area", typed)
         if card in self._lying:
-            return _ignored(f"{card} was cut for the deal and still lies in "
+            return _ignored(f"{name} was cut for the deal and still lies in "
                             f"{self._place(zone)}: gather the cut cards (or type it on the "
                             "phone if it is play)", typed)
         if phase == "deal" and game.turn is None:
@@ -402,30 +403,31 @@ class TableFlow:
         if zone == CRIB:
             if phase in ("show", "crib") and not typed:
                 return _NOTHING  # the crib being spread, counted by ZoneComplete
-            return _ignored(f"{card} in the crib area is not play: the crib is counted after "
+            return _ignored(f"{name} in the crib area is not play: the crib is counted after "
                             "the hands", typed)
         if zone not in self.players:
-            return _ignored(f"{card} lies in {self._place(zone)}, where nobody sits", typed)
+            return _ignored(f"{name} lies in {self._place(zone)}, where nobody sits", typed)
         for player in self.players:
             if card in game.laid(player):
                 if player == zone and not typed:
                     return _NOTHING  # seen again where it lies (the show spread, a glare)
-                return _ignored(f"{card} is already laid ({player} played it this deal)", typed)
+                return _ignored(f"{name} is already laid ({player} played it this deal)", typed)
         if phase != "play":
-            return _ignored(f"{zone}'s {card} is not play: {self._waiting(game)}", typed)
+            return _ignored(f"{zone}'s {name} is not play: {self._waiting(game)}", typed)
         if card == game.starter:
-            return _ignored(f"{card} is the starter, not a card in anyone's hand", typed)
+            return _ignored(f"{name} is the starter, not a card in anyone's hand", typed)
         return Outcome(events=({"type": "play", "player": zone, "card": str(card)},))
 
     def _starter_card(self, card: Card, game: Game, *, typed: bool) -> Outcome:
+        name = card_words(card)
         phase = game.phase
         if card == game.starter and phase not in ("deal", "over"):
-            return _flash(f"{card} is this deal's starter already") if typed else _NOTHING
+            return _flash(f"{name} is this deal's starter already") if typed else _NOTHING
         if card == self._resumed and not typed and phase in ("deal", "over"):
             # The fresh tracker's first sight of the card lying there since before the restart.
             self._resumed = None
             if phase == "over":  # CONFIRM starts the next game here: it must not take this card
-                return _notice(f"{card} lies in the starter area from the last deal: to cut it "
+                return _notice(f"{name} lies in the starter area from the last deal: to cut it "
                                "again for the next game, lift it and lay it again (or type it "
                                "on the phone); CONFIRM starts the next game")
             return self._offer(card)
@@ -435,11 +437,13 @@ class TableFlow:
 
     def _offer(self, card: Card) -> Outcome:
         """The old starter seen where a new one is due: CONFIRM takes it as cut again."""
+        name = card_words(card)
         self._offered = card
-        return _notice(f"{card} was the starter of the last deal: if it is cut again, press "
+        return _notice(f"{name} was the starter of the last deal: if it is cut again, press "
                        "CONFIRM (or lift it and lay it again, or type it on the phone)")
 
     def _new_starter(self, card: Card, game: Game) -> Outcome:
+        name = card_words(card)
         phase = game.phase
         starter = {"type": "starter", "card": str(card)}
         if phase == "starter":
@@ -448,7 +452,8 @@ class TableFlow:
             return Outcome(events=({"type": "deal"}, starter))
         if phase == "over":
             return self._next_game(game) + Outcome(events=({"type": "deal"}, starter))
-        return _flash(f"the starter is already cut ({game.starter}); {card} is not in play")
+        cut = "" if game.starter is None else f" ({card_words(game.starter)})"
+        return _flash(f"the starter is already cut{cut}; {name} is not in play")
 
     @staticmethod
     def _waiting(game: Game) -> str:
@@ -458,6 +463,7 @@ class TableFlow:
         return f"now {game.next}"
 
     def _cut_card(self, card: Card, zone: str) -> Outcome:
+        name = card_words(card)
         cut = self._cut if self._cut is not None else _Cut(self.players)
         self._cut = cut
         if zone not in self.players:
@@ -468,17 +474,17 @@ class TableFlow:
         self._lying.add(card)
         if set(cut.cards) != set(cut.contenders):
             waiting = [p for p in cut.contenders if p not in cut.cards]
-            return _notice(f"{zone} cuts {card}; waiting for {', '.join(waiting)} to cut")
+            return _notice(f"{zone} cuts {name}; waiting for {', '.join(waiting)} to cut")
         low = min(c.rank for c in cut.cards.values())
         lowest = tuple(p for p in cut.contenders if cut.cards[p].rank == low)
         if len(lowest) > 1:
-            cards = ", ".join(f"{p} {cut.cards[p]}" for p in lowest)
+            cards = ", ".join(f"{p} {card_words(cut.cards[p])}" for p in lowest)
             self._cut = _Cut(lowest)
             return _say(f"a tie ({cards}): {' and '.join(lowest)} cut again")
         dealer = lowest[0]
         return Outcome(events=({"type": "deal", "dealer": dealer},),
                        feedback=(Feedback("notice", f"{dealer} cuts low with "
-                                                    f"{cut.cards[dealer]}"),))
+                                                    f"{card_words(cut.cards[dealer])}"),))
 
     def _seated(self, zone: str | None) -> str | None:
         """The player (or area) a camera zone stands for now: seat zones follow the seating."""

@@ -29,6 +29,7 @@ from engine.cards import DECK, Card
 from engine.game import Game
 from engine.records import LogError
 from engine.simulate import DealScript, deal_cards, play_order
+from engine.words import card_words
 from firmware.store import EventStore
 from firmware.table import (
     ButtonAction,
@@ -315,7 +316,7 @@ class RandomTable:
         key = self._key(game, coming=game.phase == "deal")
         script = self._script(key, len(game.players))
         if game.phase == "deal" and any(
-                f.text.startswith(f"{script.starter} was the starter of the last deal")
+                f.text.startswith(f"{card_words(script.starter)} was the starter of the last deal")
                 for f in self._said):
             self._feed(ButtonAction("confirm"))  # as the board asked: it is cut again
             return

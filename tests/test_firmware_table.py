@@ -151,7 +151,7 @@ def test_a_card_typed_at_one_matchs_cut_is_cut_again_at_the_next_matchs_cut() ->
     assert table.log[-1] == {"type": "deal", "dealer": "Bob"}
     table.press("new_game")
     said = table.do(ManualCard(Card.parse("7H"), "Ann", 1.0))
-    assert "Ann cuts 7H; waiting for Bob to cut" in texts(said)
+    assert "Ann cuts seven of hearts; waiting for Bob to cut" in texts(said)
     table.lay("3S", "Bob")
     assert table.types() == ["new_game", "deal"] and table.game.dealer == "Bob"
 
@@ -162,9 +162,9 @@ def test_a_cut_card_still_lying_says_so() -> None:
     table.lay("3S", "Bob")
     table.lay("QH", "starter")
     said = table.lay("7H", "Ann")
-    assert said == [Feedback("notice", "7H was cut for the deal and still lies in Ann's area: "
-                                       "gather the cut cards (or type it on the phone if it "
-                                       "is play)")]
+    assert said == [Feedback("notice", "seven of hearts was cut for the deal and still lies "
+                                       "in Ann's area: gather the cut cards (or type it on "
+                                       "the phone if it is play)")]
 
 
 def test_players_the_flow_cannot_serve_are_refused_by_the_shared_rule() -> None:
@@ -256,31 +256,33 @@ def test_a_card_laid_twice_says_who_laid_it_and_stores_nothing() -> None:
     table = dealt()
     table.lay("10S", "Bob")
     said = table.do(ManualCard(Card.parse("10S"), "Ann", 0.0))
-    assert said == [Feedback("flash", "10S is already laid (Bob played it this deal)")]
+    assert said == [Feedback("flash", "ten of spades is already laid (Bob played it this deal)")]
     said = table.do(ManualCard(Card.parse("10S"), "Bob", 0.0))  # a second tap on the phone
-    assert said == [Feedback("flash", "10S is already laid (Bob played it this deal)")]
+    assert said == [Feedback("flash", "ten of spades is already laid (Bob played it this deal)")]
     said = table.lay("10S", "Ann")  # the camera sees it carried to another area
-    assert said == [Feedback("notice", "10S is already laid (Bob played it this deal)")]
+    assert said == [Feedback("notice", "ten of spades is already laid (Bob played it this deal)")]
     said = table.lay("2D", "Ann")  # the starter laid as a card
-    assert said == [Feedback("notice", "2D is the starter, not a card in anyone's hand")]
+    assert said == [Feedback("notice", "two of diamonds is the starter, not a card in "
+                                       "anyone's hand")]
     assert table.types()[-1] == "play" and len(table.log) == 4
 
 
 def test_every_card_the_flow_will_not_take_gets_one_line_saying_why() -> None:
     table = dealt()
     said = table.do(ManualCard(Card.parse("2D"), "starter", 0.0))
-    assert said == [Feedback("flash", "2D is this deal's starter already")]
+    assert said == [Feedback("flash", "two of diamonds is this deal's starter already")]
     said = table.lay("7S", "crib")
-    assert said == [Feedback("notice", "7S in the crib area is not play: the crib is "
+    assert said == [Feedback("notice", "seven of spades in the crib area is not play: the crib is "
                                        "counted after the hands")]
     said = table.do(CardAppeared(Card.parse("7S"), None, (), 0.0))
-    assert said == [Feedback("notice", "7S lies outside every area: lay it in your own area")]
+    assert said == [Feedback("notice", "seven of spades lies outside every area: lay it in "
+                                       "your own area")]
     said = table.do(ManualSpread("Ann", tuple(Card.parse(c) for c in "5H 3C 4H 9C".split()),
                                  0.0))
     assert said == [Feedback("notice", "Ann's hand will be counted in the show")]
     table = played()
     said = table.do(ManualCard(Card.parse("QH"), "Ann", 0.0))
-    assert said == [Feedback("flash", "Ann's QH is not play: now Bob's show")]
+    assert said == [Feedback("flash", "Ann's queen of hearts is not play: now Bob's show")]
     said = table.spread("Ann", "5H 3C 4H 9C")
     assert said == [Feedback("notice", "Ann's hand will be counted in its turn: now Bob's show")]
     assert table.types()[-1] == "play"
@@ -378,9 +380,9 @@ def test_after_a_restart_the_old_starter_seen_again_is_told_and_confirm_takes_it
     table.flow = TableFlow(("Ann", "Bob"))  # the device restarts on the same store
     table._run(table.flow.start(table.game))
     said = table.lay("2D", "starter")  # after the shuffle the same card is cut
-    assert said == [Feedback("notice", "2D was the starter of the last deal: if it is cut "
-                                       "again, press CONFIRM (or lift it and lay it again, or "
-                                       "type it on the phone)")]
+    assert said == [Feedback("notice", "two of diamonds was the starter of the last deal: if "
+                                       "it is cut again, press CONFIRM (or lift it and lay it "
+                                       "again, or type it on the phone)")]
     assert table.types()[-1] == "crib"
     table.press("confirm")
     assert table.types()[-2:] == ["deal", "starter"] and table.game.starter == Card.parse("2D")
@@ -568,9 +570,9 @@ def test_after_a_restart_at_game_end_the_old_starter_seen_again_is_not_the_next_
     table.flow = TableFlow(("Ann", "Bob"))  # the device restarts on the same store
     table._run(table.flow.start(table.game))
     said = table.lay("JS", "starter")  # seen where it lies: told, CONFIRM not armed
-    assert texts(said) == ["JS lies in the starter area from the last deal: to cut it again for "
-                           "the next game, lift it and lay it again (or type it on the phone); "
-                           "CONFIRM starts the next game"]
+    assert texts(said) == ["jack of spades lies in the starter area from the last deal: to cut "
+                           "it again for the next game, lift it and lay it again (or type it on "
+                           "the phone); CONFIRM starts the next game"]
     said = table.press("confirm")
     assert table.types()[-1] == "new_game" and "next game: Ann deals" in texts(said)
     # Laid again as the new game's starter (its lifting unseen), it is taken.
@@ -586,7 +588,7 @@ def test_after_a_restart_the_old_starter_first_seen_in_the_next_game_is_offered_
     table.press("confirm")
     said = table.lay("JS", "starter")
     assert table.types()[-1] == "new_game" and texts(said) == [
-        "JS was the starter of the last deal: if it is cut again, press CONFIRM (or lift it and "
-        "lay it again, or type it on the phone)"]
+        "jack of spades was the starter of the last deal: if it is cut again, press CONFIRM "
+        "(or lift it and lay it again, or type it on the phone)"]
     table.press("confirm")
     assert table.types()[-2:] == ["deal", "starter"] and table.game.starter == Card.parse("JS")
