@@ -136,9 +136,11 @@ def match_outcomes(lines: Iterable[Line]) -> tuple[GameOutcome, ...]:
 
 
 def compute_stats(matches: Iterable[MatchLog], *, player: str | None = None) -> Stats:
-    """Statistics of every player (or of ``player`` and those who played them)."""
+    """Statistics of every player (or of ``player`` and everyone who sat in a finished game
+    with them: opponents, partners, and the other losers of a three-handed game)."""
     table: dict[str, PlayerStats] = {}
     meetings: dict[tuple[str, str], list[int]] = {}
+    tables: dict[str, set[str]] = {}  # who shared a finished game with whom
 
     def of(name: str) -> PlayerStats:
         return table.setdefault(name, PlayerStats(name))
@@ -148,11 +150,13 @@ def compute_stats(matches: Iterable[MatchLog], *, player: str | None = None) -> 
         for outcome in match_outcomes(lines):
             if match.counts(outcome.game):
                 _count_game(outcome, of, meetings)
+                seated = {p for _, players, _, _ in outcome.sides for p in players}
+                for person in seated:
+                    tables.setdefault(person, set()).update(seated)
         for deal in review_log(lines):
             if match.counts(deal.game):
                 _count_deal(deal, of)
-    keep = set(table) if player is None else {player} | {
-        b if a == player else a for a, b in meetings if player in (a, b)}
+    keep = set(table) if player is None else {player} | tables.get(player, set())
     players = tuple(table[name] for name in sorted(table) if name in keep)
     head = tuple((a, b, len(wins), wins.count(0), wins.count(1))
                  for (a, b), wins in sorted(meetings.items())

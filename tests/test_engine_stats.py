@@ -77,6 +77,19 @@ def test_one_player_and_their_opponents() -> None:
     assert all("Bob" in (a, b) for a, b, *_ in stats.head_to_head)
 
 
+def test_one_player_comes_with_everyone_who_sat_at_their_games() -> None:
+    """Bob lost the three-handed game beside Cid (they never met head to head) and won with
+    Dan as partners: all of them are in Bob's view, and only games Bob played are counted."""
+    logs = [MatchLog((GAMES / f"{n}.jsonl").read_text().splitlines())
+            for n in ("three-players", "partnership")]
+    everyone = {p.name: p for p in compute_stats(logs).players}
+    bob = compute_stats(logs, player="Bob")
+    assert [p.name for p in bob.players] == ["Ann", "Bob", "Cid", "Dan"]
+    assert all(p == everyone[p.name] for p in bob.players)
+    assert [p.name for p in compute_stats(logs[:1], player="Cid").players] == [
+        "Ann", "Bob", "Cid"]
+
+
 def test_outcomes_say_each_losers_result() -> None:
     lines = (GAMES / "three-players.jsonl").read_text().splitlines()
     (outcome,) = match_outcomes(lines)
