@@ -9,10 +9,13 @@
 #   1. apt: python3-venv, python3-picamera2 and python3-lgpio (apt builds, matched to
 #      the Pi's libcamera and kernel), python3-dev and build-essential (rpi-ws281x is
 #      built from source), espeak-ng with --with-voice, mosquitto with --with-club.
+#      On a machine that is no 64-bit Pi (a club's server) only python3-venv and those
+#      two: the project goes in without the Pi's camera, GPIO and LED libraries.
 #   2. groups gpio, video, spi, leds and audio (created if missing) and the system
 #      user (default "cribbage", home /var/lib/cribbage-board, no login shell) in them.
 #   3. a virtualenv at PREFIX/.venv made with --system-site-packages, so apt's
-#      picamera2 and lgpio are visible, and the project installed into it under
+#      picamera2 and lgpio are visible, and the project (with its "pi" extra on a
+#      Pi) installed into it under
 #      constraints/bookworm.txt (Python 3.11) or constraints/trixie.txt (3.13): the
 #      library versions the tests run against (Bookworm's numpy is 1.24 and OpenCV
 #      4.12+ wheels need numpy 2: shared PI-NOTES.md).
@@ -50,7 +53,7 @@ prefix="/opt/cribbage-board"
 user="cribbage"
 root="${DESTDIR:-}"
 
-usage() { sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -114,9 +117,24 @@ constraints_file() {
     fi
 }
 
+# The board kind (board_kind) of the machine, from its device tree; MODEL_FILE stands in
+# for it in tests of the steps that change the running system.
+this_board() {
+    local model_file="${MODEL_FILE:-$root/proc/device-tree/model}" model=""
+    [[ -r "$model_file" ]] && model="$(tr -d '\0' <"$model_file")"
+    board_kind "$model"
+}
+
 system_steps() {
+    local extra="[pi]"
+    case "$(this_board)" in
+        pi3|pi4|pi5) ;;
+        *) extra=""
+           say "note: not a 64-bit Raspberry Pi: installing without the camera, GPIO and LED libraries" ;;
+    esac
     if (( apt )); then
-        local packages=(python3-venv python3-picamera2 python3-lgpio python3-dev build-essential)
+        local packages=(python3-venv)
+        [[ -n "$extra" ]] && packages+=(python3-picamera2 python3-lgpio python3-dev build-essential)
         (( with_voice )) && packages+=(espeak-ng)
         (( with_club )) && packages+=(mosquitto)
         run apt-get update
@@ -150,10 +168,10 @@ system_steps() {
     constraints="$(constraints_file)"
     if [[ -n "$constraints" ]]; then
         run "$venv/bin/pip" install --disable-pip-version-check --upgrade \
-            -c "$constraints" "$src[pi]"
+            -c "$constraints" "$src$extra"
     else
         say "note: no constraints/ file for this OS release; installing the newest libraries"
-        run "$venv/bin/pip" install --disable-pip-version-check --upgrade "$src[pi]"
+        run "$venv/bin/pip" install --disable-pip-version-check --upgrade "$src$extra"
     fi
 }
 
@@ -232,7 +250,7 @@ add_kernel_option() {
 
 # Says the model, enables its LED interface, and prints the backend that drives it.
 board_steps() {
-    local model_file="$root/proc/device-tree/model" model="" kind
+    local model_file="${MODEL_FILE:-$root/proc/device-tree/model}" model="" kind
     [[ -r "$model_file" ]] && model="$(tr -d '\0' <"$model_file")"
     kind="$(board_kind "$model")"
     backend="simulator"

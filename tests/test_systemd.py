@@ -135,9 +135,10 @@ def test_install_script_parses() -> None:
     subprocess.run(["bash", "-n", str(INSTALL)], check=True, timeout=30)
 
 
-def run_install(*args: str) -> subprocess.CompletedProcess[str]:
+def run_install(*args: str, env: dict[str, str] | None = None
+                ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", str(INSTALL), *args], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=60, env={**os.environ, **(env or {})})
 
 
 def test_dry_run_lists_every_step_and_changes_nothing(tmp_path: Path) -> None:
@@ -147,7 +148,9 @@ def test_dry_run_lists_every_step_and_changes_nothing(tmp_path: Path) -> None:
     assert "would install: /etc/systemd/system/cribbage-board.service" in result.stdout
     assert f"would run: systemctl --root={tmp_path / 'r'} enable" in result.stdout
     assert not (tmp_path / "r").exists()
-    system = run_install("--dry-run", "--with-voice")
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.5\0")
+    system = run_install("--dry-run", "--with-voice", env={"MODEL_FILE": str(model)})
     assert system.returncode == 0, system.stderr
     out = system.stdout
     assert "python3-picamera2" in out and "espeak-ng" in out
@@ -155,6 +158,18 @@ def test_dry_run_lists_every_step_and_changes_nothing(tmp_path: Path) -> None:
         or "ok: virtualenv" in out
     assert "-c " in out and "[pi]" in out
     assert "would run: systemctl enable cribbage-board.service" in out
+
+
+def test_a_machine_that_is_no_pi_gets_the_project_without_the_pi_libraries(
+        tmp_path: Path) -> None:
+    """A club's server on plain Debian: apt has no python3-picamera2 there, and lgpio and
+    rpi-ws281x do not build."""
+    laptop = run_install("--dry-run", "--with-club", env={"MODEL_FILE": str(tmp_path / "no")})
+    assert laptop.returncode == 0, laptop.stderr
+    out = laptop.stdout
+    assert "note: not a 64-bit Raspberry Pi" in out
+    assert "install -y --no-install-recommends python3-venv mosquitto\n" in out
+    assert "picamera2" not in out and "[pi]" not in out
 
 
 def test_bad_option_is_refused() -> None:
