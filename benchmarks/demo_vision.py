@@ -40,6 +40,7 @@ from firmware.table import TableFlow  # noqa: E402
 from hardware.layout import per_side_tracks  # noqa: E402
 from hardware.render import Renderer  # noqa: E402
 from hardware.strips.simulator import SimulatorStrip  # noqa: E402
+from vision.frames import frame_size  # noqa: E402
 from vision.tracker import CardAppeared  # noqa: E402
 
 
@@ -112,11 +113,10 @@ def main() -> None:
     parser.add_argument("--target", type=int, choices=(61, 121), default=61)
     parser.add_argument("--camera", default="camera-module-3",
                         help="camera model (vision.camera_model.CAMERAS) or ideal")
-    parser.add_argument("--size", default="1280x720", help="frame size WxH")
+    parser.add_argument("--size", type=frame_size, default=(1280, 720), help="frame size WxH")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    w, h = (int(v) for v in args.size.lower().split("x"))
-    result = measure(args.players, args.seed, args.target, camera=args.camera, size=(w, h))
+    result = measure(args.players, args.seed, args.target, camera=args.camera, size=args.size)
     if args.json:
         print(json.dumps(result))
         return

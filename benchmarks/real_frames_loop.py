@@ -29,6 +29,7 @@ import cv2  # noqa: E402
 from firmware.photo_table import play_photos  # noqa: E402
 from vision.datasets import datasets_root, load_labels  # noqa: E402
 from vision.detection import CameraRecogniser  # noqa: E402
+from vision.frames import frame_size  # noqa: E402
 from vision.imagefile import read_image  # noqa: E402
 
 
@@ -58,16 +59,11 @@ def measure(dataset: str, split: str, size: tuple[int, int], frames_each: int) -
     }
 
 
-def size_arg(text: str) -> tuple[int, int]:
-    w, h = (int(v) for v in text.lower().split("x"))
-    return (w, h)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="epfl-iapr2022-poker-3000")
     parser.add_argument("--split", default="dev", choices=("dev", "test", "all"))
-    parser.add_argument("--size", type=size_arg, nargs="+",
+    parser.add_argument("--size", type=frame_size, nargs="+",
                         default=[(1280, 720), (2304, 1296)])
     parser.add_argument("--frames-each", type=int, default=8)
     parser.add_argument("--json", action="store_true")

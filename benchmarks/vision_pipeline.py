@@ -45,6 +45,7 @@ import numpy as np  # noqa: E402
 from vision.camera_model import camera_named  # noqa: E402
 from vision.classifier import MODEL_PATH  # noqa: E402
 from vision.detection import CameraRecogniser, recognise  # noqa: E402
+from vision.frames import frame_size  # noqa: E402
 from vision.scene import (  # noqa: E402
     SceneSettings,
     Script,
@@ -137,7 +138,7 @@ def main() -> None:
     parser.add_argument("--model", default=str(MODEL_PATH), help="corner-index CNN to read with")
     parser.add_argument("--camera", default="camera-module-3",
                         help="camera model (vision.camera_model.CAMERAS) or ideal")
-    parser.add_argument("--size", default="1280x720", help="frame size WxH")
+    parser.add_argument("--size", type=frame_size, default=(1280, 720), help="frame size WxH")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.half and not args.theme:
@@ -145,9 +146,8 @@ def main() -> None:
     if args.theme:
         themes(args)
         return
-    w, h = (int(v) for v in args.size.lower().split("x"))
     result = measure(args.seed, args.frames_per_step, model=args.model, camera=args.camera,
-                     size=(w, h))
+                     size=args.size)
     if args.json:
         print(json.dumps(result))
     else:

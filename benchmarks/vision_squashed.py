@@ -31,6 +31,7 @@ import numpy as np  # noqa: E402
 
 from benchmarks.real_decks import add_deck_arguments, chosen_decks, deal_frames  # noqa: E402
 from vision.detection import Detection, recognise  # noqa: E402
+from vision.frames import frame_size as parse_size  # noqa: E402
 from vision.photo import recognise_photo  # noqa: E402
 from vision.training.facedecks import FaceDeck  # noqa: E402
 
@@ -59,10 +60,9 @@ def count_cards(deck: FaceDeck, seed: int, size: tuple[int, int], model: str, *,
 def frame_size(text: str) -> tuple[int, int]:
     """``WIDTHxHEIGHT`` -> (width, height), each 64 pixels or more."""
     try:
-        width, height = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 720x720, got {text!r}"
-                                         ) from None
+        width, height = parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     if min(width, height) < 64:
         raise argparse.ArgumentTypeError(f"{text}: each side must be at least 64 pixels")
     return width, height

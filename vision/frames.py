@@ -11,7 +11,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_frame"]
+__all__ = ["check_frame", "frame_size"]
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """``WIDTHxHEIGHT`` (``1280x720``) as (width, height): the one spelling of a frame size on
+    every command line (also an ``argparse`` type: its ``ValueError`` is a usage error)."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"expected WIDTHxHEIGHT such as 1280x720, got {text!r}") from None
+    if width <= 0 or height <= 0:
+        raise ValueError(f"a frame size is positive, got {text!r}")
+    return width, height
 
 
 def check_frame(image: Any, who: str) -> None:

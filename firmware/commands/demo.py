@@ -215,8 +215,10 @@ def _vision_table(truth: Sequence[Mapping[str, Any]], *, clock: SteppedClock,
 
 def _resolution(text: str) -> tuple[int, int]:
     """``WxH`` (e.g. 1280x720) as a frame size."""
+    from vision.frames import frame_size
+
     try:
-        w, h = (int(v) for v in text.lower().split("x"))
+        w, h = frame_size(text)
     except ValueError:
         raise UsageError(f"--resolution must be WIDTHxHEIGHT, not {text!r}") from None
     if not (160 <= w <= 4608 and 120 <= h <= 2592):
