@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the cribbage board as a boot service on Raspberry Pi OS Bookworm.
+# Installs the cribbage board as a boot service on Raspberry Pi OS (Bookworm or Trixie),
+# and with --with-club the club server (on a Pi or any Debian machine).
 #
 #   sudo systemd/install.sh [--dry-run] [--with-voice] [--with-club] [--no-apt]
 #                           [--leds spi|pio] [--prefix /opt/cribbage-board] [--user cribbage]
@@ -53,7 +54,7 @@ prefix="/opt/cribbage-board"
 user="cribbage"
 root="${DESTDIR:-}"
 
-usage() { sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,41p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -117,17 +118,9 @@ constraints_file() {
     fi
 }
 
-# The board kind (board_kind) of the machine, from its device tree; MODEL_FILE stands in
-# for it in tests of the steps that change the running system.
-this_board() {
-    local model_file="${MODEL_FILE:-$root/proc/device-tree/model}" model=""
-    [[ -r "$model_file" ]] && model="$(tr -d '\0' <"$model_file")"
-    board_kind "$model"
-}
-
 system_steps() {
     local extra="[pi]"
-    case "$(this_board)" in
+    case "$kind" in
         pi3|pi4|pi5) ;;
         *) extra=""
            say "note: not a 64-bit Raspberry Pi: installing without the camera, GPIO and LED libraries" ;;
@@ -250,9 +243,6 @@ add_kernel_option() {
 
 # Says the model, enables its LED interface, and prints the backend that drives it.
 board_steps() {
-    local model_file="${MODEL_FILE:-$root/proc/device-tree/model}" model="" kind
-    [[ -r "$model_file" ]] && model="$(tr -d '\0' <"$model_file")"
-    kind="$(board_kind "$model")"
     backend="simulator"
     case "$kind" in
         none)
@@ -358,6 +348,13 @@ enable_steps() {
         run udevadm trigger --sysname-match='leds[0-9]*'
     fi
 }
+
+# The machine's model, read once (MODEL_FILE stands in for the device tree in tests of the
+# steps that change the running system), and its kind (board_kind).
+model_file="${MODEL_FILE:-$root/proc/device-tree/model}"
+model=""
+[[ -r "$model_file" ]] && model="$(tr -d '\0' <"$model_file")"
+kind="$(board_kind "$model")"
 
 if [[ -n "$root" ]]; then
     say "skip: apt, users and the virtualenv change the running system (--root $root)"
