@@ -26,18 +26,19 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, prod
 
 from engine.cards import DECK, Card, Rank
 from engine.errors import EngineError
+from engine.play import CARDS_IN_PLAY
 from engine.show import pattern_points, rank_pattern, show_total
 
-__all__ = ["AdviceError", "DiscardOption", "rank_discards", "dealt_size", "crib_size_from_deck"]
+__all__ = ["AdviceError", "DiscardOption", "rank_discards", "dealt_size", "crib_size_from_deck",
+           "hand_expectation"]
 
-KEEP = 4
 CRIB = 4
 
 
@@ -78,7 +79,13 @@ def dealt_size(players: int) -> int:
 
 def crib_size_from_deck(players: int) -> int:
     """Crib cards that come from the unseen deck rather than from the player's own throw."""
-    return CRIB - (dealt_size(players) - KEEP)
+    return CRIB - (dealt_size(players) - CARDS_IN_PLAY)
+
+
+def hand_expectation(kept: Sequence[Card], unseen: Iterable[Card]) -> Fraction:
+    """The kept four's show averaged over every starter among ``unseen``."""
+    starters = [card for card in unseen if card not in kept]
+    return Fraction(sum(show_total(kept, s) for s in starters), len(starters))
 
 
 def rank_discards(
@@ -104,9 +111,9 @@ def rank_discards(
     unseen = tuple(card for card in DECK if card not in hand)
     fill = _CribFill(unseen, from_deck=crib_size_from_deck(players))
     options = []
-    for keep in itertools.combinations(sorted(hand), KEEP):
+    for keep in itertools.combinations(sorted(hand), CARDS_IN_PLAY):
         discard = tuple(card for card in sorted(hand) if card not in keep)
-        hand_points = Fraction(sum(show_total(keep, s) for s in unseen), len(unseen))
+        hand_points = hand_expectation(keep, unseen)
         crib_points = fill.expected_crib(discard, crib_four_flush=crib_four_flush)
         net = hand_points + crib_points if dealer else hand_points - crib_points
         options.append(DiscardOption(keep, discard, hand_points, crib_points, net))

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.advise import dealt_size
 from engine.cards import Card, format_cards
 from engine.correction import Correction, corrected_log
 from engine.errors import (
@@ -637,7 +638,7 @@ class Game:
         if s.round is None:
             raise IllegalEventError("no_deal", f"{name}'s discard: record it once this deal's "
                                                "starter is cut")
-        thrown = (6 if len(s.players) == 2 else 5) - CARDS_IN_PLAY
+        thrown = dealt_size(len(s.players)) - CARDS_IN_PLAY
         if len(cards) != thrown or len(set(cards)) != len(cards):
             raise IllegalEventError(
                 "discard_count", f"{name} threw {thrown} card{'s' if thrown > 1 else ''} to "

@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from engine.advise import DiscardOption, rank_discards
+from engine.advise import DiscardOption, hand_expectation, rank_discards
 from engine.cards import DECK, Card
 from engine.correction import settled_log
 from engine.events import Crib, Deal, Discard, Event, NewGame, Show, Starter
 from engine.game import Game
-from engine.show import score_show, show_total
+from engine.show import score_show
 
-__all__ = ["PlayerDeal", "DealReview", "review_log", "hand_expectation", "PLAY_REASONS"]
+__all__ = ["PlayerDeal", "DealReview", "review_log", "PLAY_REASONS"]
 
 #: What the play pegs (``engine.pegging`` reasons); muggins claims join several with "+".
 PLAY_REASONS = frozenset({"fifteen", "thirty_one", "pair", "pair_royal", "double_pair_royal",
@@ -102,12 +102,6 @@ class DealReview:
                 "starter": None if self.starter is None else str(self.starter),
                 "crib": None if self.crib is None else [str(c) for c in self.crib],
                 "crib_points": self.crib_points, "heels": self.heels, "players": players}
-
-
-def hand_expectation(kept: Sequence[Card], unseen: Iterable[Card]) -> Fraction:
-    """The kept four's show averaged over every starter among ``unseen``."""
-    starters = [card for card in unseen if card not in kept]
-    return Fraction(sum(show_total(kept, s) for s in starters), len(starters))
 
 
 @dataclass
