@@ -395,14 +395,13 @@ class Game:
             "result": self.result,
             "next": self.next,
         }
-        if self._s.games_started > 1:  # a match: the log holds a next game
+        played_to = self._s.rules.best_of is not None or self._s.rules.first_to is not None
+        if self._s.games_started > 1 or played_to:  # a match: a next game, or one to come
             out["match"] = {
                 "games": [g.to_json() for g in self._s.finished],
                 "points": self.match_points,
             }
-        if self._s.rules.best_of is not None or self._s.rules.first_to is not None:
-            out.setdefault("match", {"games": [g.to_json() for g in self._s.finished],
-                                     "points": self.match_points})
+        if played_to:
             out["match"]["winner"] = self.match_winner
         return out
 

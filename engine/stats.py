@@ -25,7 +25,7 @@ from engine.game import Game
 from engine.review import DealReview, review_log
 
 __all__ = ["HAND_DISTRIBUTION", "GameOutcome", "MatchLog", "PlayerStats", "Stats",
-           "match_outcomes", "compute_stats", "score_race", "score_races"]
+           "match_outcomes", "compute_stats", "score_races"]
 
 #: Every (four-card hand, starter) pair's show under hand rules, counted: 12,994,800 in all.
 #: Steven S. Lumetta, "Amusing Cribbage Facts", the table Wikipedia's "Cribbage statistics"
@@ -212,14 +212,10 @@ def _count_deal(deal: DealReview, of: Any) -> None:
         owner.crib_points += deal.crib_points
 
 
-def score_race(lines: Iterable[Line], *, game: int) -> dict[str, list[list[int]]]:
-    """Each side's score after every event that pegged, in game ``game`` of a match log:
-    ``{side: [[event, score], ...]}``, each starting at ``[first event, 0]``."""
-    return score_races(lines).get(game, {})
-
-
 def score_races(lines: Iterable[Line]) -> dict[int, dict[str, list[list[int]]]]:
-    """``score_race`` of every game of a match log (from 1), in one fold."""
+    """Each side's score after every event that pegged, game by game (from 1) of a match
+    log, in one fold: ``{game: {side: [[event, score], ...]}}``, each side starting at
+    ``[first event, 0]``."""
     fold = Game()
     races: dict[int, dict[str, list[list[int]]]] = {}
     race: dict[str, list[list[int]]] = {}

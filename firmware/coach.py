@@ -67,10 +67,11 @@ def store_review(store: EventStore, match: int | None = None) -> dict[str, Any]:
     if match is None or match not in ids:
         raise CoachError(f"no match {match} in the store (matches: "
                          f"{', '.join(map(str, ids)) or 'none'})")
-    lines = [row.line for row in store.events(match)]
-    deals: tuple[DealReview, ...] = review_log(lines)
+    # Parsed once here, not again by each of the two folds.
+    events = [as_event(row.line) for row in store.events(match)]
+    deals: tuple[DealReview, ...] = review_log(events)
     games = sorted({deal.game for deal in deals})
-    races = score_races(lines)
+    races = score_races(events)
     return {"match": match, "deals": [deal.to_json() for deal in deals],
             "races": {str(game): races[game] for game in games}}
 
