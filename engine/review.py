@@ -20,7 +20,7 @@ from typing import Any
 from engine.advise import DiscardOption, hand_expectation, rank_discards
 from engine.cards import DECK, Card
 from engine.correction import settled_log
-from engine.events import Crib, Deal, Discard, Event, NewGame, Show, Starter
+from engine.events import Crib, Deal, Discard, Event, NewGame, Play, Show, Starter
 from engine.game import Game
 from engine.show import score_show
 
@@ -189,8 +189,8 @@ def review_log(lines: Iterable[str | Mapping[str, Any] | Event]) -> tuple[DealRe
             current.crib = event.cards
         elif isinstance(event, Discard):
             current.thrown[event.player] = event.cards
-        for player in game.players:
-            current.laid[player] = game.laid(player)
+        elif isinstance(event, Play):  # only a play lays a card
+            current.laid[event.player] = game.laid(event.player)
         for record in pegged:
             reasons = set(record.reason.split("+"))
             if reasons <= PLAY_REASONS and record.player is not None:
