@@ -18,18 +18,30 @@ from firmware.cli import print_json
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "history", help="list the matches in the event store: games won, skunks, match points")
-    parser.add_argument("--store", type=Path, default=None,
-                        help="the event store (default: $STATE_DIRECTORY or the XDG data "
-                             "directory, cribbage-board/events.sqlite3)")
+    add_store_option(parser)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def add_store_option(parser: argparse.ArgumentParser) -> None:
+    """``--store PATH`` for the commands that read the device's store (history, stats,
+    review), with the same default and words in each."""
+    parser.add_argument("--store", type=Path, default=None,
+                        help="the event store (default: $STATE_DIRECTORY or the XDG data "
+                             "directory, cribbage-board/events.sqlite3)")
+
+
+def store_path(given: Path | None) -> Path:
+    """The ``--store`` given, else where the device keeps its store."""
     from firmware.config import default_store_path
+
+    return given if given is not None else default_store_path()
+
+
+def run(args: argparse.Namespace) -> int:
     from firmware.store import EventStore
 
-    path = args.store if args.store is not None else default_store_path()
+    path = store_path(args.store)
     with EventStore.open(path, readonly=True) as store:
         report = {
             "store": str(path),

@@ -6,13 +6,10 @@ Both read the store read-only, so they are safe while the device is running.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from firmware.cli import print_json
-
-STORE_HELP = ("the event store (default: $STATE_DIRECTORY or the XDG data directory, "
-              "cribbage-board/events.sqlite3)")
+from firmware.commands.history import add_store_option, store_path
 
 
 def register(subparsers: Any) -> None:
@@ -23,7 +20,7 @@ def register(subparsers: Any) -> None:
     stats.add_argument("--player", metavar="NAME", help="only this player and their opponents")
     stats.add_argument("--since", metavar="DATE", help="games begun on or after (2026-11-01)")
     stats.add_argument("--until", metavar="DATE", help="games begun before")
-    stats.add_argument("--store", type=Path, default=None, help=STORE_HELP)
+    add_store_option(stats)
     stats.add_argument("--json", action="store_true", help="print one JSON object")
     stats.set_defaults(handler=run_stats)
     review = subparsers.add_parser(
@@ -34,15 +31,9 @@ def register(subparsers: Any) -> None:
         epilog="example: cribbage-board review --match 3")
     review.add_argument("--match", type=int, default=None, metavar="ID",
                         help="the match id (`history` lists them; default: the current one)")
-    review.add_argument("--store", type=Path, default=None, help=STORE_HELP)
+    add_store_option(review)
     review.add_argument("--json", action="store_true", help="print one JSON object")
     review.set_defaults(handler=run_review)
-
-
-def _path(given: Path | None) -> Path:
-    from firmware.config import default_store_path
-
-    return given if given is not None else Path(default_store_path())
 
 
 def run_stats(args: argparse.Namespace) -> int:
@@ -50,7 +41,7 @@ def run_stats(args: argparse.Namespace) -> int:
 
     since = None if args.since is None else parse_moment(args.since, what="--since")
     until = None if args.until is None else parse_moment(args.until, what="--until")
-    stats = read_stats(_path(args.store), player=args.player, since=since, until=until)
+    stats = read_stats(store_path(args.store), player=args.player, since=since, until=until)
     if args.json:
         print_json(stats)
         return 0
@@ -79,7 +70,7 @@ def run_stats(args: argparse.Namespace) -> int:
 def run_review(args: argparse.Namespace) -> int:
     from firmware.coach import read_review
 
-    review = read_review(_path(args.store), match=args.match)
+    review = read_review(store_path(args.store), match=args.match)
     if args.json:
         print_json(review)
         return 0
