@@ -15,7 +15,6 @@ not have, and the server asks that board to resend from there.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 import queue
@@ -46,7 +45,14 @@ from firmware.club.mqtt import make_client
 from firmware.club.settings import TOPIC_PREFIX, Broker
 from firmware.club.standings import Roster, Scoring
 from firmware.web.hub import Hub
-from firmware.web.server import PinGuard, WebServer, state_stream
+from firmware.web.server import (
+    PinGuard,
+    WebServer,
+    await_reply,
+    error_response,
+    json_body,
+    state_stream,
+)
 
 __all__ = ["ClubServer", "create_club_app", "serve_club", "STANDINGS_PAGE"]
 
@@ -194,6 +200,8 @@ class ClubServer:
                 elif isinstance(item, _Arrived):
                     self._take(db, item, resend)
         for change in rounds:
+            if not change.done.set_running_or_notify_cancel():
+                continue  # the page gave up waiting before the worker took it up
             try:
                 found = db.start_round(change.name) if change.action == "start" else \
                     db.close_round()
@@ -275,7 +283,7 @@ def create_club_app(server: ClubServer, *, pin: str | None = None) -> ASGIApp:
     async def standings(request: Request) -> Response:
         snapshot = hub.latest
         if snapshot is None:
-            return JSONResponse({"error": "the club server is starting"}, status_code=503)
+            return error_response(503, "the club server is starting")
         return Response(snapshot.text, media_type="application/json",
                         headers={"Cache-Control": "no-store"})
 
@@ -284,27 +292,26 @@ def create_club_app(server: ClubServer, *, pin: str | None = None) -> ASGIApp:
 
     async def change_round(request: Request) -> Response:
         if guard is None:
-            return JSONResponse({"error": "rounds change with `cribbage-board club round` "
-                                          "(the server was started without --pin)"},
-                                status_code=403)
+            return error_response(403, "rounds change with `cribbage-board club round` "
+                                       "(the server was started without --pin)")
         refused = guard.check(request.headers.get("x-pin"),
                               request.client.host if request.client else "?")
         if refused is not None:
-            return JSONResponse({"error": refused[1]}, status_code=refused[0])
-        try:
-            body = await request.json()
-        except ValueError as exc:
-            return JSONResponse({"error": f"the request is not JSON: {exc}"}, status_code=400)
+            return error_response(*refused)
+        body = await json_body(request)
+        if isinstance(body, Response):
+            return body
         action = body.get("action") if isinstance(body, dict) else None
         name = body.get("name") if isinstance(body, dict) else None
         if action not in ("start", "close") or not (name is None or isinstance(name, str)):
-            return JSONResponse({"error": f"send {{\"action\": \"start\" | \"close\", "
-                                          f"\"name\": ...}}, not {body!r}"}, status_code=400)
+            return error_response(400, f"send {{\"action\": \"start\" | \"close\", "
+                                       f"\"name\": ...}}, not {body!r}")
         try:
-            done = await asyncio.wait_for(asyncio.wrap_future(
-                server.change_round(action, name)), 10)
+            done = await await_reply(server.change_round(action, name), 10)
         except ClubDBError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=409)
+            return error_response(409, str(exc))
+        if done is None:
+            return error_response(503, "the club server did not answer: the round is as it was")
         return JSONResponse({"ok": True, "round": done})
 
     return Starlette(routes=[

@@ -37,7 +37,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import uvicorn
 from starlette.applications import Starlette
@@ -57,24 +57,26 @@ from firmware.web.connections import (
     bounded_protocol,
     connection_limit,
 )
-from firmware.web.hub import BusyError, Hub, HubClosedError, ReplayedError, Reply
+from firmware.web.hub import BusyError, Hub, HubClosedError, ReplayedError
 from firmware.web.inputs import InputError, TableSettings, parse_change
 from firmware.web.pins import PinGuard, new_pin
 
 __all__ = ["create_app", "serve_page", "WebServer", "WebServerError", "PinGuard", "new_pin",
-           "check_host", "state_stream", "STATIC", "MAX_BODY"]
+           "check_host", "state_stream", "error_response", "json_body", "await_reply", "STATIC",
+           "MAX_BODY"]
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024
 #: How long a request's body may take to arrive (a phone sends its few hundred bytes at once).
 BODY_TIMEOUT_S = 10.0
+T = TypeVar("T")
 
 
 class WebServerError(OSError):
     """The phone page cannot be served: a bad host setting, or the port cannot be bound."""
 
 
-def _error(status: int, message: str, **extra: Any) -> JSONResponse:
+def error_response(status: int, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=status,
                         headers={"Cache-Control": "no-store"})
 
@@ -98,12 +100,12 @@ class _LocalOnly:
                 refused = (f"open the board by its address (as printed when it started), "
                            f"not as {host!r}")
             if refused is not None:
-                await _error(403, refused)(scope, receive, send)
+                await error_response(403, refused)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
 
-async def _reply(future: Future[Reply], timeout: float) -> Reply | None:
+async def await_reply(future: Future[T], timeout: float) -> T | None:
     """The loop's answer, or None when it did not come (and never will: the request was
     withdrawn before the loop took it up, or the board is shutting down)."""
     waiting = asyncio.wrap_future(future)
@@ -135,7 +137,7 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
     async def state(request: Request) -> Response:
         snapshot = hub.latest
         if snapshot is None:
-            return _error(503, "the board is starting")
+            return error_response(503, "the board is starting")
         return Response(snapshot.text, media_type="application/json",
                         headers={"Cache-Control": "no-store"})
 
@@ -146,7 +148,7 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
         """The coach's statistics or a match's review, read from the store read-only (so no
         PIN: the page shows the same numbers to everyone at the table)."""
         if store_path is None:
-            return _error(404, "this board keeps no event store to read statistics from")
+            return error_response(404, "this board keeps no event store to read statistics from")
         query = request.query_params
         try:
             if request.url.path.endswith("/stats"):
@@ -158,48 +160,48 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
             else:
                 match = query.get("match")
                 if match is not None and not match.isdigit():
-                    return _error(400, f"match must be a match id, not {match!r}")
+                    return error_response(400, f"match must be a match id, not {match!r}")
                 data = await asyncio.to_thread(
                     read_review, store_path, match=None if match is None else int(match))
         except (ValueError, OSError) as exc:
-            return _error(404 if isinstance(exc, OSError) else 400, str(exc))
+            return error_response(404 if isinstance(exc, OSError) else 400, str(exc))
         return JSONResponse(data, headers={"Cache-Control": "no-store"})
 
     async def check_pin(request: Request) -> Response:
         refused = guard.check(request.headers.get("x-pin"), client_of(request))
         if refused is not None:
-            return _error(*refused)
+            return error_response(*refused)
         return JSONResponse({"ok": True}, headers={"Cache-Control": "no-store"})
 
     async def action(request: Request) -> Response:
         refused = guard.check(request.headers.get("x-pin"), client_of(request))
         if refused is not None:
-            return _error(*refused)
-        body = await _body(request)
+            return error_response(*refused)
+        body = await json_body(request)
         if isinstance(body, Response):
             return body
         snapshot = hub.latest
         if snapshot is None:
-            return _error(503, "the board is starting: try again in a moment")
+            return error_response(503, "the board is starting: try again in a moment")
         try:
             change = parse_change(body, table=snapshot.data())
         except InputError as exc:
-            return _error(400, str(exc))
+            return error_response(400, str(exc))
         try:
             future = hub.submit(change.items, rev=change.rev, nonce=change.nonce)
         except ReplayedError as exc:
-            return _error(409, str(exc), rev=snapshot.rev)
+            return error_response(409, str(exc), rev=snapshot.rev)
         except (BusyError, HubClosedError) as exc:
-            return _error(503, str(exc))
-        reply = await _reply(future, reply_timeout_s)
+            return error_response(503, str(exc))
+        reply = await await_reply(future, reply_timeout_s)
         if reply is None:
-            return _error(503, "the board did not answer: nothing was done")
+            return error_response(503, "the board did not answer: nothing was done")
         if reply.status == "stale":
-            return _error(409, "the table has changed since this page looked: nothing was "
+            return error_response(409, "the table has changed since this page looked: nothing was "
                                "done; look again and retry", rev=reply.rev)
         feedback = [{"kind": k, "text": t} for k, t in reply.feedback]
         if reply.refused is not None:
-            return _error(422, reply.refused, rev=reply.rev, feedback=feedback)
+            return error_response(422, reply.refused, rev=reply.rev, feedback=feedback)
         if change.settings is not None and reply.changed and on_settings is not None:
             await asyncio.to_thread(on_settings, change.settings)
         return JSONResponse({"ok": True, "rev": reply.rev, "changed": reply.changed,
@@ -252,27 +254,27 @@ def state_stream(hub: Hub, *, keepalive_s: float = 15.0) -> Response:
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-async def _body(request: Request) -> Any:
+async def json_body(request: Request) -> Any:
     """The request's JSON body, or the 4xx response that says what is wrong with it."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
-        return _error(415 if kind else 400, "send the request as application/json")
+        return error_response(415 if kind else 400, "send the request as application/json")
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-        return _error(413, f"the request is larger than {MAX_BODY} bytes")
+        return error_response(413, f"the request is larger than {MAX_BODY} bytes")
     raw = b""
     try:
         async with asyncio.timeout(BODY_TIMEOUT_S):
             async for chunk in request.stream():
                 raw += chunk
                 if len(raw) > MAX_BODY:
-                    return _error(413, f"the request is larger than {MAX_BODY} bytes")
+                    return error_response(413, f"the request is larger than {MAX_BODY} bytes")
     except TimeoutError:
-        return _error(408, f"the request's body did not arrive within {BODY_TIMEOUT_S:g} s")
+        return error_response(408, f"the request's body did not arrive within {BODY_TIMEOUT_S:g} s")
     try:
         return loads(raw)
     except JsonTextError as exc:
-        return _error(400, f"the request is not JSON: {exc}")
+        return error_response(400, f"the request is not JSON: {exc}")
 
 
 def serve_page(hub: Hub, *, host: str, port: int, pin: str, allow_public: bool = False,
