@@ -116,7 +116,6 @@ class _Refused(Exception):
 
 @dataclass
 class _Folded:
-    last_id: int  # the match's last live row folded into ``game``
     lines: int
     game: Game
     finished: int = 0  # games of the match already written to ``games``
@@ -287,8 +286,9 @@ class ClubDB:
         if row.id == last_id + 1:
             conn.execute("INSERT INTO rows (store, id, match, crc, at, line, undone) "
                          "VALUES (?, ?, ?, 0, ?, '', 2)", (row.store, row.id, row.match, row.at))
-            head = self._head(row.store)
-            self._heads[row.store] = (row.id, head[1])
+            newest = self._head(row.store)[1]
+            # As a restart would read it (max(match) over every row, lost ones too).
+            self._heads[row.store] = (row.id, max(row.match, newest or 0))
             return Ingested("kept")
         kept = conn.execute("SELECT match, undone FROM rows WHERE store = ? AND id = ?",
                             (row.store, row.id)).fetchone()
@@ -324,21 +324,16 @@ class ClubDB:
             folded.game.apply(row.line, number=folded.lines)
         except LogError as exc:
             raise _Refused(f"the engine refuses it: {exc}") from None
-        folded.last_id, folded.lines = row.id, folded.lines + 1
+        folded.lines += 1
         if len(folded.game.match) != folded.finished:
             self._sync_games(row.store, row.match, row.board, folded.game)
             folded.finished = len(folded.game.match)
 
     def _refold(self, store: str, match: int, board: str, touched: set[tuple[str, int]]) -> None:
-        lines = self._conn.execute(
-            "SELECT id, line FROM rows WHERE store = ? AND match = ? AND undone = 0 ORDER BY id",
-            (store, match)).fetchall()
         try:
-            game = Game.replay(line for _, line in lines)
+            game = self._fold(store, match).game
         except LogError as exc:
             raise _Refused(f"the engine refuses it: {exc}") from None
-        self._folded[(store, match)] = _Folded(lines[-1][0] if lines else 0, len(lines), game,
-                                               len(game.match))
         self._sync_games(store, match, board, game)
 
     def _sync_games(self, store: str, match: int, board: str, game: Game) -> None:
@@ -424,13 +419,11 @@ class ClubDB:
         out = []
         for store, board, last_id, seen_at in self._conn.execute(
                 "SELECT store, board, last_id, seen_at FROM boards ORDER BY board, store"):
-            match = self._conn.execute("SELECT max(match) FROM rows WHERE store = ?",
-                                       (store,)).fetchone()[0]
+            match = self._head(store)[1]
             entry: dict[str, Any] = {"board": board, "store": store, "rows": last_id,
                                      "seen_at": seen_at, "match": match}
             if match is not None:
-                folded = self._folded.get((store, match))
-                game = folded.game if folded is not None else self._replay(store, match)
+                game = self._live_game(store, match)
                 if game is not None:
                     entry.update(phase=game.phase, next=game.next,
                                  sides=[{"name": s.name, "players": list(s.players),
@@ -439,11 +432,22 @@ class ClubDB:
             out.append(entry)
         return out
 
-    def _replay(self, store: str, match: int) -> Game | None:
-        try:
-            return Game.replay(self.match_lines(store, match))
-        except LogError:
-            return None
+    def _live_game(self, store: str, match: int) -> Game | None:
+        """The match's fold, replayed once and kept (the standings ask on every publish)."""
+        folded = self._folded.get((store, match))
+        if folded is None:
+            try:
+                folded = self._fold(store, match)
+            except LogError:
+                return None
+        return folded.game
+
+    def _fold(self, store: str, match: int) -> _Folded:
+        """Replays a match's live rows and keeps the fold; ``LogError`` where they do not."""
+        lines = self.match_lines(store, match)
+        game = Game.replay(lines)
+        folded = self._folded[(store, match)] = _Folded(len(lines), game, len(game.match))
+        return folded
 
     def match_lines(self, store: str, match: int) -> list[str]:
         """A match's live rows as CONTRACT.md lines (what ``replay`` would fold)."""
