@@ -34,6 +34,7 @@ event that ended them, so history queries need no replay.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 import zlib
@@ -628,6 +629,18 @@ _SUFFIXES = ("", "-wal", "-shm", "-journal", "-mark")
 
 def _family(path: Path) -> list[Path]:
     return [path.with_name(path.name + suffix) for suffix in _SUFFIXES]
+
+
+def damaged_copies(path: Path) -> list[Path]:
+    """The damaged originals a repair kept beside the store at ``path`` (named as
+    ``EventStore._repair`` names them: ``NAME.damaged-STAMP``, ``-N`` for a second repair
+    in the same second), newest first; none where the folder cannot be listed."""
+    pattern = re.compile(re.escape(path.name) + r"\.damaged-\d{8}T\d{6}(-\d+)?")
+    try:
+        return sorted((p for p in path.parent.iterdir() if pattern.fullmatch(p.name)),
+                      key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:  # a copy removed while looking
+        return []
 
 
 _SELECT = "SELECT id, match, line, crc, at, undone_at, typeof(line) = 'text' FROM events"

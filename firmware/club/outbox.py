@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
 import time
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+
+from firmware.store import damaged_copies
 
 __all__ = ["Outbox", "OutboxRow", "Pending", "store_id"]
 
@@ -146,14 +147,7 @@ class Outbox:
         store beside an old damaged file never takes its id)."""
         if first is None and not self._lost_row_one():
             return None
-        pattern = re.compile(re.escape(self.path.name) + r"\.damaged-\d{8}T\d{6}(-\d+)?")
-        try:
-            copies = sorted((p for p in self.path.parent.iterdir()
-                             if pattern.fullmatch(p.name)),
-                            key=lambda p: p.stat().st_mtime, reverse=True)
-        except OSError:  # a copy removed while looking: the id is made afresh
-            return None
-        for copy in copies:
+        for copy in damaged_copies(self.path):
             try:
                 with closing(sqlite3.connect(f"file:{copy.resolve().as_posix()}?mode=ro",
                                              uri=True)) as old:
@@ -220,8 +214,7 @@ class Outbox:
                 "SELECT id, place, at FROM lost WHERE id > ? ORDER BY id LIMIT ?",
                 (self._sent, limit + 1)):
             try:  # place: [[match, game], ...] where the event belonged
-                first = json.loads(place)[0]
-                match = int(first[0] if isinstance(first, list) else first)
+                match = int(json.loads(place)[0][0])
             except (ValueError, TypeError, IndexError, KeyError):
                 match = 0
             out.append(OutboxRow(event_id, match, 0, float(at), "", True, lost=True))
