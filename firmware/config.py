@@ -445,6 +445,7 @@ def _voice(name: str, data: Mapping[str, Any]) -> VoiceConfig:
 
 def _web(name: str, data: Mapping[str, Any]) -> WebConfig:
     from firmware.web.address import HostError, check_host
+    from firmware.web.pins import is_pin
 
     _check_keys(name, "web", data, {"enabled", "host", "port", "pin", "allow_public"})
     values: dict[str, Any] = {}
@@ -459,8 +460,7 @@ def _web(name: str, data: Mapping[str, Any]) -> WebConfig:
         values["port"] = port
     if "pin" in data:
         pin = data["pin"]
-        if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() \
-                or not 4 <= len(pin) <= 8:
+        if not is_pin(pin):
             raise DeviceConfigError(f"{name}: [web] pin must be a string of 4 to 8 digits "
                                     f"like \"4821\", not {pin!r}")
         values["pin"] = pin

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 __all__ = ["Broker", "ClubConfig", "ClubConfigError", "parse_broker", "parse_club",
-           "check_board_name", "TOPIC_PREFIX"]
+           "check_board_name", "check_topic_prefix", "TOPIC_PREFIX"]
 
 TOPIC_PREFIX = "cribbage/club"
 _BOARD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -83,6 +83,15 @@ def check_board_name(name: Any) -> str:
     return name
 
 
+def check_topic_prefix(prefix: Any, *, what: str = "topic_prefix") -> str:
+    """A topic prefix without its outer slashes; MQTT's wildcards (``+``, ``#``) and NUL
+    would make every board's topics something else."""
+    if not isinstance(prefix, str) or not prefix.strip("/") or any(c in prefix for c in "+#\0"):
+        raise ClubConfigError(f"{what} must be topic levels like \"cribbage/club\", "
+                              f"not {prefix!r}")
+    return prefix.strip("/")
+
+
 def parse_club(data: Mapping[str, Any], *, base: Path) -> ClubConfig:
     """Checks a ``[club]`` table; ``base`` anchors a relative ``ca_file``."""
     unknown = sorted(set(data) - _KEYS)
@@ -111,11 +120,6 @@ def parse_club(data: Mapping[str, Any], *, base: Path) -> ClubConfig:
         values["ca_file"] = base / data["ca_file"]
         broker = Broker(broker.host, broker.port, True)
     if "topic_prefix" in data:
-        prefix = data["topic_prefix"]
-        if not isinstance(prefix, str) or not prefix.strip("/") or any(
-                c in prefix for c in "+#\0"):
-            raise ClubConfigError(f"topic_prefix must be topic levels like \"cribbage/club\", "
-                                  f"not {prefix!r}")
-        values["topic_prefix"] = prefix.strip("/")
+        values["topic_prefix"] = check_topic_prefix(data["topic_prefix"])
     return ClubConfig(broker=broker, board=check_board_name(data["board"]),
                       enabled=data.get("enabled", True), **values)

@@ -95,14 +95,16 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from firmware.club.server import ClubServer, serve_club
-    from firmware.club.settings import TOPIC_PREFIX, parse_broker
+    from firmware.club.settings import TOPIC_PREFIX, check_topic_prefix, parse_broker
     from firmware.notify import Notifier
+    from firmware.web.pins import is_pin
 
     broker = parse_broker(args.broker)
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be a port number, not {args.port!r}")
-    if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 8):
+    if args.pin is not None and not is_pin(args.pin):
         raise UsageError(f"--pin must be 4 to 8 digits, not {args.pin!r}")
+    prefix = check_topic_prefix(args.prefix, what="--prefix") if args.prefix else TOPIC_PREFIX
     password = None
     if args.username is not None:
         if args.password_file is not None:
@@ -112,7 +114,7 @@ def _serve(args: argparse.Namespace) -> int:
         if not password:
             raise UsageError("--username needs a password: --password-file FILE or "
                              "$CRIBBAGE_CLUB_PASSWORD")
-    server = ClubServer(args.db, broker=broker, prefix=(args.prefix or TOPIC_PREFIX).strip("/"),
+    server = ClubServer(args.db, broker=broker, prefix=prefix,
                         username=args.username, password=password,
                         ca_file=None if args.ca_file is None else str(args.ca_file),
                         roster=_roster(args.roster), scoring=_scoring(args))

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["PinGuard", "new_pin", "PIN_DIGITS", "client_key"]
+__all__ = ["PinGuard", "new_pin", "is_pin", "PIN_DIGITS", "client_key"]
 
 #: How long a PIN the device makes up when its config sets none.
 PIN_DIGITS = 6
@@ -41,6 +41,12 @@ PIN_DIGITS = 6
 def new_pin() -> str:
     """A fresh PIN of ``PIN_DIGITS`` digits for a device whose config sets none."""
     return f"{secrets.randbelow(10**PIN_DIGITS):0{PIN_DIGITS}d}"
+
+
+def is_pin(text: object) -> bool:
+    """A PIN a person sets (config or command line): 4 to 8 ASCII digits, which a phone's
+    keypad can type and an ``X-Pin`` header can carry."""
+    return isinstance(text, str) and text.isascii() and text.isdigit() and 4 <= len(text) <= 8
 
 
 def client_key(address: str) -> str:
