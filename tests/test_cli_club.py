@@ -28,8 +28,7 @@ def club(tmp_path: Path) -> Path:
     db.start_round("Round 1")
     with db.batch():
         for r in pending.rows:
-            db.ingest(EventMessage("table-1", pending.store or "", r.id, r.match, r.crc, r.at,
-                                   r.line, r.undone))
+            db.ingest(EventMessage.of("table-1", pending.store or "", r))
     db.close()
     outbox.close()
     store.close()

@@ -42,9 +42,7 @@ def rows(path: Path, board: str) -> list[EventMessage]:
     try:
         pending = outbox.pending(limit=100_000)
         assert pending.store is not None
-        return [EventMessage(board, pending.store, r.id, r.match, r.crc, r.at, r.line, r.undone,
-                             r.lost)
-                for r in pending.rows]
+        return [EventMessage.of(board, pending.store, r) for r in pending.rows]
     finally:
         outbox.close()
 
@@ -138,8 +136,7 @@ def test_an_undone_ending_takes_the_game_back_and_its_replay_counts_once(tmp_pat
     store.undo()
     undone = outbox.pending()
     assert [r.undone for r in undone.rows] == [True]  # the undo goes out, nothing else
-    to_message = lambda r: EventMessage("t", first.store or "", r.id, r.match, r.crc,  # noqa: E731
-                                        r.at, r.line, r.undone)
+    to_message = lambda r: EventMessage.of("t", first.store or "", r)  # noqa: E731
     ingest(db, [to_message(r) for r in first.rows])
     assert len(db.games()) == 1
     ingest(db, [to_message(r) for r in undone.rows])
@@ -227,18 +224,23 @@ def test_the_cursor_is_written_at_most_once_a_second_and_on_close(tmp_path: Path
     assert written() == 0
 
 
-def test_a_row_a_store_repair_lost_stops_counting_and_leaves_no_gap(tmp_path: Path,
-                                                                     db: ClubDB) -> None:
+def damage_row(path: Path, row_id: int) -> None:
+    """Cuts one row's line short on the card: its checksum no longer holds."""
     import sqlite3
 
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = ?", (row_id,))
+    conn.close()
+
+
+def test_a_row_a_store_repair_lost_stops_counting_and_leaves_no_gap(tmp_path: Path,
+                                                                     db: ClubDB) -> None:
     path = tmp_path / "t.sqlite3"
     events = simulate_game(random.Random(10), ("Ann", "Bob"), {"target": 121})
     store = played(path, seed=10, upto=30)
     store.close()
     ingest(db, rows(path, "t"))
-    with sqlite3.connect(path) as conn:  # row 30 goes bad on the card
-        conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = 30")
-    conn.close()
+    damage_row(path, 30)  # row 30 goes bad on the card
     repaired = EventStore.open(path, clock=fake_clock(2000.0))
     assert repaired.recovery is not None and [e.id for e in repaired.recovery.lost] == [30]
     repaired.append(events[29])  # the players lay that card again: row 31
@@ -248,15 +250,6 @@ def test_a_row_a_store_repair_lost_stops_counting_and_leaves_no_gap(tmp_path: Pa
     assert db.match_lines(sent[0].store, 1) == list(repaired.lines)
     assert db.last_id(sent[0].store) == 31
     repaired.close()
-
-
-def damage_row(path: Path, row_id: int) -> None:
-    """Cuts one row's line short on the card: its checksum no longer holds."""
-    import sqlite3
-
-    with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = ?", (row_id,))
-    conn.close()
 
 
 def test_a_board_renamed_before_its_store_is_repaired_is_still_one_store(

@@ -21,7 +21,10 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from firmware.club.outbox import OutboxRow
 
 __all__ = ["EventMessage", "NowMessage", "ResendMessage", "MessageError", "topic",
            "parse_topic", "KINDS", "MAX_PAYLOAD"]
@@ -91,6 +94,12 @@ class EventMessage:
     line: str
     undone: bool = False
     lost: bool = False
+
+    @classmethod
+    def of(cls, board: str, store: str, row: OutboxRow) -> EventMessage:
+        """The message that publishes an outbox row of ``store`` as ``board``."""
+        return cls(board, store, row.id, row.match, row.crc, row.at, row.line, row.undone,
+                   row.lost)
 
     def payload(self) -> bytes:
         return _dump({"v": 1, "board": self.board, "store": self.store, "id": self.id,

@@ -219,9 +219,8 @@ class ClubPublisher:
     def _send(self, store: str, rows: tuple[OutboxRow, ...]) -> bool:
         client, board = self._client, self.config.board
         where = self._topic("event")
-        infos = [client.publish(where, EventMessage(
-            board, store, r.id, r.match, r.crc, r.at, r.line, r.undone, r.lost).payload(),
-            qos=1) for r in rows]
+        infos = [client.publish(where, EventMessage.of(board, store, r).payload(), qos=1)
+                 for r in rows]
         for info in infos:
             try:
                 info.wait_for_publish(self.ack_timeout_s)
