@@ -23,6 +23,7 @@ import httpx  # noqa: E402
 with warnings.catch_warnings():  # newer Starlette would rather have the httpx2 fork
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
     from starlette.testclient import TestClient  # noqa: E402
+from mqttbroker import free_port  # noqa: E402
 from webrig import PIN, Device, scripted_game, starter_step  # noqa: E402
 
 from firmware.cli import main  # noqa: E402
@@ -392,13 +393,6 @@ def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
 
 
 # -- cribbage-board run ---------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 def test_run_serves_the_page_keeps_phone_settings_and_stops_cleanly(
