@@ -30,10 +30,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from engine.game import Game
 from engine.records import LogError
 from firmware.focus_watch import FocusWatch
 from firmware.notify import Notifier, Watchdog
-from firmware.store import EventStore, StoreError
+from firmware.store import Appended, EventStore, StoredEvent, StoreError
 from firmware.table import (
     ButtonAction,
     Feedback,
@@ -61,7 +62,8 @@ from vision.zones import TableZones
 
 log = logging.getLogger("firmware.loop")
 
-__all__ = ["DeviceLoop", "Panel", "Tracker", "Recogniser", "Reader", "UnknownWatch"]
+__all__ = ["DeviceLoop", "EventLog", "apply_outcome", "Panel", "Tracker", "Recogniser", "Reader",
+           "UnknownWatch"]
 
 Recogniser = Callable[[Any], Sequence[Seen]]
 # Reads a whole camera Frame (both its streams): ``vision.motion.StreamReader``.
@@ -117,6 +119,57 @@ class UnknownWatch:
                 self._said[zone] = at
                 found.append(UnknownCard(zone, at))
         return found
+
+
+class EventLog(Protocol):
+    """What ``apply_outcome`` needs of the store (``firmware.store.EventStore`` fits)."""
+
+    @property
+    def game(self) -> Game: ...
+
+    def append(self, event: dict[str, Any]) -> Appended: ...
+
+    def start_match(self, event: dict[str, Any]) -> Appended: ...
+
+    def undo(self) -> StoredEvent: ...
+
+
+def apply_outcome(store: EventLog, flow: TableFlow, outcome: Outcome, now: float, *,
+                  after_append: Callable[[], None] | None = None) -> list[Feedback]:
+    """Stores what the flow proposed, in order, and returns everything the flow says about it.
+
+    Each stored event goes back to the flow, whose follow-up events are stored in turn; the
+    first event the engine rejects ends the chain. One function, so the property tests'
+    random tables run exactly the device's code; ``after_append`` runs after each commit
+    (where they count events, or kill the device mid-outcome).
+    """
+    said: list[Feedback] = list(outcome.feedback)
+    if outcome.undo:
+        try:
+            undone = store.undo()
+        except StoreError as exc:
+            said.append(Feedback("notice", str(exc)))
+        else:
+            said += flow.undone(undone.line, store.game).feedback
+    pending = deque(outcome.events)
+    first = True
+    while pending:
+        event = pending.popleft()
+        try:
+            if first and outcome.fresh_match:
+                appended = store.start_match(event)
+            else:
+                appended = store.append(event)
+        except LogError as exc:
+            said += flow.rejected(event, exc, store.game).feedback
+            break
+        first = False
+        if after_append is not None:
+            after_append()
+        follow = flow.stored(event, appended.pegged, store.game, now)
+        said += follow.feedback
+        pending.extend(follow.events)
+    return said
 
 
 class DeviceLoop:
@@ -290,31 +343,7 @@ class DeviceLoop:
 
     def _apply(self, outcome: Outcome, now: float) -> None:
         """Stores what the flow proposed (durably), then lets the flow speak about it."""
-        said: list[Feedback] = list(outcome.feedback)
-        if outcome.undo:
-            try:
-                undone = self.store.undo()
-            except StoreError as exc:
-                said.append(Feedback("notice", str(exc)))
-            else:
-                said += self.flow.undone(undone.line, self.store.game).feedback
-        pending = deque(outcome.events)
-        first = True
-        while pending:
-            event = pending.popleft()
-            try:
-                if first and outcome.fresh_match:
-                    appended = self.store.start_match(event)
-                else:
-                    appended = self.store.append(event)
-            except LogError as exc:
-                said += self.flow.rejected(event, exc, self.store.game).feedback
-                break
-            first = False
-            follow = self.flow.stored(event, appended.pegged, self.store.game, now)
-            said += follow.feedback
-            pending.extend(follow.events)
-        for item in said:
+        for item in apply_outcome(self.store, self.flow, outcome, now):
             self._tell(item)
 
     def _tell(self, item: Feedback, *, level: int = logging.INFO) -> None:

@@ -27,9 +27,9 @@ from typing import Any
 
 from engine.cards import DECK, Card
 from engine.game import Game
-from engine.records import LogError
 from engine.simulate import DealScript, deal_cards, play_order
 from engine.words import card_words
+from firmware.loop import apply_outcome
 from firmware.store import EventStore
 from firmware.table import (
     ButtonAction,
@@ -129,33 +129,17 @@ class RandomTable:
     # -- the device ---------------------------------------------------------------------------
 
     def _apply(self, outcome: Outcome, *, kill: float = 0.0) -> list[Feedback]:
-        """As ``DeviceLoop._apply``, with a chance of the device being killed mid-outcome."""
-        said = list(outcome.feedback)
-        store, flow = self.store, self.flow
+        """The device's own ``apply_outcome``, with a chance of being killed after each
+        event it stores."""
         if outcome.undo:
-            undone = store.undo()
             self.tally.undos += 1
-            said += flow.undone(undone.line, store.game).feedback
-        pending = list(outcome.events)
-        first = True
-        while pending:
-            event = pending.pop(0)
-            try:
-                if first and outcome.fresh_match:
-                    appended = store.start_match(event)
-                else:
-                    appended = store.append(event)
-            except LogError as exc:
-                said += flow.rejected(event, exc, store.game).feedback
-                break
-            first = False
+
+        def stored() -> None:
             self.tally.events += 1
             if self.rng.random() < kill:
                 raise Killed
-            follow = flow.stored(event, appended.pegged, store.game, 0.0)
-            said += follow.feedback
-            pending += follow.events
-        return said
+
+        return apply_outcome(self.store, self.flow, outcome, 0.0, after_append=stored)
 
     def restart(self) -> None:
         """Kills the device (the store is dropped, not closed) and starts it again on the same

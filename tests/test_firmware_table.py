@@ -9,14 +9,16 @@ import pytest
 
 from engine.cards import Card
 from engine.game import Game
-from engine.records import LogError
+from firmware.loop import apply_outcome
 from firmware.names import PlayerNameError
+from firmware.store import Appended, StoredEvent, StoreError
 from firmware.table import (
     ButtonAction,
     Feedback,
     ManualCard,
     ManualSpread,
     NewMatch,
+    Outcome,
     TableFlow,
     TableInput,
     Tick,
@@ -32,40 +34,57 @@ from vision.tracker import (
 )
 
 
+class MemoryLog:
+    """The store's part the loop uses, in memory: the log as the dicts the flow proposed."""
+
+    def __init__(self) -> None:
+        self.log: list[dict[str, Any]] = []
+        self.game = Game()
+
+    def append(self, event: dict[str, Any]) -> Appended:
+        pegged = self.game.apply(event, number=len(self.log))
+        self.log.append(event)
+        return Appended(len(self.log), 1, len(self.log) - 1, pegged)
+
+    def start_match(self, event: dict[str, Any]) -> Appended:
+        self.log, self.game = [], Game()
+        return self.append(event)
+
+    def undo(self) -> StoredEvent:
+        if not self.log:
+            raise StoreError("nothing to undo: the current match has no events")
+        line = json.dumps(self.log.pop())
+        self.game = Game.replay(self.log)
+        return StoredEvent(len(self.log) + 1, 1, line, 0.0, 0.0)
+
+
 class Table:
-    """A flow and a game, stepped the way the loop steps them (without the store)."""
+    """A flow and a game, stepped by the loop's own ``apply_outcome`` (on a store in memory)."""
 
     def __init__(self, players: tuple[str, ...] = ("Ann", "Bob"),
                  rules: dict[str, Any] | None = None, *, window: float = 8.0) -> None:
         self.flow = TableFlow(players, rules, muggins_window_s=window)
-        self.game = Game()
-        self.log: list[dict[str, Any]] = []
+        self.store = MemoryLog()
         self.now = 0.0
         self.feedback: list[Feedback] = []
         self.undos = 0
         self._run(self.flow.start(self.game))
 
-    def _run(self, outcome: Any) -> list[Feedback]:
-        said = list(outcome.feedback)
-        if outcome.undo:
-            self.undos += 1
-            line = self.log.pop()
-            self.game = Game.replay(self.log)
-            said += self.flow.undone(json.dumps(line), self.game).feedback
-        pending = list(outcome.events)
-        while pending:
-            event = pending.pop(0)
-            if outcome.fresh_match and event["type"] == "new_game":
-                self.log, self.game = [], Game()
-            try:
-                pegged = self.game.apply(event)
-            except LogError as exc:
-                said += self.flow.rejected(event, exc, self.game).feedback
-                break
-            self.log.append(event)
-            follow = self.flow.stored(event, pegged, self.game, self.now)
-            said += follow.feedback
-            pending += follow.events
+    @property
+    def game(self) -> Game:
+        return self.store.game
+
+    @game.setter
+    def game(self, game: Game) -> None:  # a test's correction, replayed by hand
+        self.store.game = game
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        return self.store.log
+
+    def _run(self, outcome: Outcome) -> list[Feedback]:
+        self.undos += outcome.undo
+        said = apply_outcome(self.store, self.flow, outcome, self.now)
         self.feedback += said
         return said
 
