@@ -2,9 +2,10 @@
 
 First the config and what it asks of this machine (``firmware.doctor``), every
 fault in words, without opening anything: the unit runs this as its
-``ExecStartPre``, and a fault exits 2, which systemd does not restart. Then,
-only on request and with the service stopped (they open the strip, the pins
-and the camera), the hands-on checks of ``firmware.doctor_walk``. ``--all``
+``ExecStartPre``, and a fault exits 2, which systemd retries until the unit's
+start limit (``RestartPreventExitStatus=`` is matched against the main process
+only). Then, only on request and with the service stopped (they open the
+strip, the pins and the camera), the hands-on checks of ``firmware.doctor_walk``. ``--all``
 asks before each when a person is at the terminal, and never waits on a
 stdin that is not one. Exit status: 2 for a config fault, 1 when a hands-on
 check fails (a button never pressed, no camera frame), else 0.
@@ -20,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from firmware.cli import UsageError
+from firmware.commands.run import DEFAULT_CONFIG
 
 __all__ = ["register", "doctor"]
 
-DEFAULT_CONFIG = Path("/etc/cribbage-board/config.toml")
 log = logging.getLogger("firmware.doctor")
 
 
