@@ -907,8 +907,8 @@ def _salvage(path: Path, mark: Mark | None
         if event_id in refused:
             lost.append(LostEvent(event_id, (place[event_id],), refused[event_id]))
             continue
-        before = [place[i] for i in range(event_id - 1, 0, -1) if i in place][:1]
-        after = [place[i] for i in range(event_id + 1, known + 1) if i in place][:1]
+        before = next(([place[i]] for i in range(event_id - 1, 0, -1) if i in place), [])
+        after = next(([place[i]] for i in range(event_id + 1, known + 1) if i in place), [])
         if not after and mark is not None and mark.last_id >= event_id and mark.match:
             after = [(mark.match, 0)] if not before or before[0][0] != mark.match else []
         where = tuple(dict.fromkeys(before + after))

@@ -511,8 +511,8 @@ def test_damage_inside_the_wal_is_reported_not_taken_for_a_torn_write(tmp_path: 
             report = store.recovery
             assert report is not None, name
             kept = len(store.lines)
-            assert kept < len(events) and store.lines == tuple(
-                json.dumps(e) for e in events[:kept]) or kept < len(events)
+            assert kept < len(events), name
+            assert store.lines == tuple(json.dumps(e) for e in events[:kept]), name
             assert [e.id for e in report.lost] == list(range(kept + 1, len(events) + 1)), name
             assert report.reason == (f"event id {kept + 1}-{len(events)} acknowledged but not "
                                      "in the store")
