@@ -529,7 +529,7 @@ class TableFlow:
             return _ignored(f"cards spread in {self._place(zone)} are nobody's hand", typed)
         lying = [c for c in cards if c in self._lying]
         if lying:
-            return _ignored(f"{lying[0]} was cut for the deal and still lies in "
+            return _ignored(f"{card_words(lying[0])} was cut for the deal and still lies in "
                             f"{self._place(zone)}: gather the cut cards", typed)
         what = "the crib" if zone == CRIB else f"{zone}'s hand"
         phase = game.phase

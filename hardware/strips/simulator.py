@@ -387,10 +387,6 @@ class SimulatorStrip:
                 )
         return img
 
-    def png_bytes(self, state: BoardState | None = None, **options: Any) -> bytes:
-        """``to_image(state)`` encoded as a PNG, for a caller that writes it its own way."""
-        return self.picture_bytes(state, **options)
-
     def picture_bytes(self, state: BoardState | None = None, *, jpeg: bool = False,
                       **options: Any) -> bytes:
         """``to_image(state)`` encoded as a PNG, or a JPEG when ``jpeg``."""
