@@ -81,7 +81,6 @@ class Timed:
 
     def __init__(self, recognise: Any) -> None:
         self.recognise, self.spent = recognise, 0.0
-        self.focus = getattr(recognise, "focus", None)
 
     def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> Any:
         began = clock()

@@ -182,6 +182,19 @@ def test_a_reading_that_is_no_card_sized_thing_is_left_out() -> None:
     assert settle(reader, table({}), 0) == []
 
 
+def test_a_calibrated_card_size_is_told_to_the_recogniser_and_sizes_a_card() -> None:
+    # calibrate measured the cards at 80 px: every read is told so, and a reading of that
+    # size is a card; told 200 px (half of that is 100), the same 80 px reading is no card.
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False, card_px=80.0)
+    assert cards_of(settle(reader, table({(300, 200): AS}), 0)) == ["AS"]
+    assert recognise.card_px == [80.0]
+    far = StreamReader(MarkReader(), frame_size=SIZE, learn_art=False, card_px=200.0)
+    assert settle(far, table({(300, 200): AS}), 0) == []
+    with pytest.raises(ValueError, match="card_px must be a card's long side in pixels, not 0"):
+        StreamReader(MarkReader(), frame_size=SIZE, card_px=0)
+
+
 def test_the_watcher_waits_for_the_table_to_settle_before_the_first_reading() -> None:
     watcher = ChangeWatcher(WATCH, settings=WatchSettings(still_frames=3))
     moving = [watch_image(table({}, hand=(200 + 80 * i, 300)), WATCH) for i in range(5)]

@@ -35,7 +35,8 @@ from engine.cards import Card
 from vision.detection import Detection
 from vision.frames import check_frame
 from vision.sources import Frame, default_watch_size, watch_image
-from vision.tracker import Seen
+from vision.tracker import Seen, _long_side
+from vision.whole_cards import CARD_SIZES
 from vision.zones import centroid
 
 __all__ = ["WatchSettings", "Region", "ChangeWatcher", "StreamReader", "Box"]
@@ -102,7 +103,6 @@ class ChangeWatcher:
         self._previous: npt.NDArray[np.float32] | None = None
         self._moved = np.full((self._grid[1], self._grid[0]), -1_000_000, np.int64)
         self._count = 0
-        self.busy = False  # something changed and is not settled yet
 
     def update(self, watch: Image) -> list[Region]:
         """One frame's grey watch image; the regions that changed and are now still."""
@@ -116,15 +116,12 @@ class ChangeWatcher:
             self._moved[np.abs(cells - previous) > self.settings.motion_level] = self._count
         still = self._count - self._moved >= self.settings.still_frames
         if self._reference is None:
-            self.busy = True
             if previous is None or not still.all():
                 return []
             self._reference = cells.copy()
-            self.busy = False
             return [Region((0, 0, *self.size), whole=True)]
         changed = np.abs(cells - self._reference) > self.settings.change_level
         if not changed.any():
-            self.busy = False
             return []
         return self._settled(changed, still, cells, self._reference)
 
@@ -136,12 +133,10 @@ class ChangeWatcher:
         count, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
         cell = self.settings.cell
         regions: list[Region] = []
-        self.busy = False
         for label in range(1, count):
             x, y, w, h = (int(v) for v in stats[label, :4])
             area = labels[y:y + h, x:x + w] == label
             if not still[y:y + h, x:x + w][area].all():
-                self.busy = True
                 continue
             reference[y:y + h, x:x + w][area] = cells[y:y + h, x:x + w][area]
             regions.append(Region((x * cell, y * cell, min(self.size[0], (x + w) * cell),
@@ -163,21 +158,26 @@ class StreamReader:
     ``recognise`` reads a full-resolution BGR image (``vision.detection.CameraRecogniser``);
     it is called on padded crops of the changed regions only, and once on the whole frame
     when the table first settles, which is when the table's art is learnt. Each call is told
-    the expected card height (``card_px``), so a crop is read at the cards' scale, whatever
-    its own size. ``on_table`` names the cards the game has on the table (the device's
-    store), which are never taken for art. ``reads`` and ``pixels_read`` count the work,
-    for tests and benchmarks.
+    the expected card height (``card_px``: the calibrated one where given, else the
+    settings' ``card_fraction`` of the frame's height), so a crop is read at the cards'
+    scale, whatever its own size. ``on_table`` names the cards the game has on the table
+    (the device's store), which are never taken for art. ``reads`` and ``pixels_read``
+    count the work, for tests and benchmarks.
     """
 
     def __init__(self, recognise: Recognise, *, frame_size: tuple[int, int],
                  watch_size: tuple[int, int] | None = None,
                  settings: WatchSettings | None = None, learn_art: bool = True,
-                 on_table: Callable[[], Collection[Card]] | None = None) -> None:
+                 on_table: Callable[[], Collection[Card]] | None = None,
+                 card_px: float | None = None) -> None:
+        if card_px is not None and not card_px > 0:
+            raise ValueError(f"card_px must be a card's long side in pixels, not {card_px!r}")
         self.recognise = recognise
         self.frame_size = frame_size
         self.watch_size = watch_size or default_watch_size(frame_size)
         self.watcher = ChangeWatcher(self.watch_size, settings=settings)
-        self.card_px = self.watcher.settings.card_fraction * frame_size[1]
+        self.card_px = (self.watcher.settings.card_fraction * frame_size[1] if card_px is None
+                        else card_px)
         self.learn_art = learn_art
         self.on_table = on_table
         self.reads = 0
@@ -188,11 +188,6 @@ class StreamReader:
     def art(self) -> tuple[Seen, ...]:
         """The table's own readings (printed cards, a card box): never reported."""
         return tuple(self._reading.art)
-
-    @property
-    def focus(self) -> object:
-        """The recogniser's focus meter, for the loop's focus watch."""
-        return getattr(self.recognise, "focus", None)
 
     def __call__(self, frame: Frame) -> list[Seen]:
         image = frame.image
@@ -251,10 +246,11 @@ class StreamReader:
 
     def _physical(self, seen: Seen) -> bool:
         """Whether a reading has the size of a card lying on this table (an outline
-        between half and twice a card's expected length): a card's index alone, or a
-        picture card's face read as a small card, is no card laid."""
-        long_side = max(math.dist(seen.corners[k], seen.corners[(k + 1) % 4]) for k in range(4))
-        return 0.5 * self.card_px <= long_side <= 2.0 * self.card_px
+        between half and twice a card's expected length, the range the recogniser searches:
+        ``vision.whole_cards.CARD_SIZES``): a card's index alone, or a picture card's face
+        read as a small card, is no card laid."""
+        low, high = CARD_SIZES
+        return low * self.card_px <= _long_side(seen.corners) <= high * self.card_px
 
     def _same_place(self, art: Seen, seen: Seen) -> bool:
         """Whether ``seen`` lies where a piece of the table's art lies (a third of a card)."""

@@ -98,7 +98,7 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
 
         if "camera" in config.configured:
             from vision.detection import CameraRecogniser
-            from vision.motion import StreamReader, WatchSettings
+            from vision.motion import StreamReader
             from vision.sources import open_source
             from vision.tracker import CardTracker, TrackerSettings
 
@@ -116,10 +116,8 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             # Watch the small stream, read the full frame only where the table changed.
             # Read at the calibrated cards' scale where calibrate measured it.
             card_px = config.zones.card_px
-            watching = None if card_px is None else WatchSettings(
-                card_fraction=card_px / camera.size[1])
             parts.reader = StreamReader(parts.recognise, frame_size=camera.size,
-                                        watch_size=camera.watch_size, settings=watching)
+                                        watch_size=camera.watch_size, card_px=card_px)
             zones = _zones(config)
             # Each change is read once and its reading repeated until the next change, so
             # waiting for repeats would add frames of latency and no evidence.
