@@ -35,7 +35,7 @@ from engine.cards import Card
 from vision.detection import Detection
 from vision.frames import check_frame
 from vision.sources import Frame, default_watch_size, watch_image
-from vision.tracker import Seen, _long_side
+from vision.tracker import Seen, long_side
 from vision.whole_cards import CARD_SIZES
 from vision.zones import centroid
 
@@ -250,7 +250,7 @@ class StreamReader:
         ``vision.whole_cards.CARD_SIZES``): a card's index alone, or a picture card's face
         read as a small card, is no card laid."""
         low, high = CARD_SIZES
-        return low * self.card_px <= _long_side(seen.corners) <= high * self.card_px
+        return low * self.card_px <= long_side(seen.corners) <= high * self.card_px
 
     def _same_place(self, art: Seen, seen: Seen) -> bool:
         """Whether ``seen`` lies where a piece of the table's art lies (a third of a card)."""

@@ -27,7 +27,7 @@ from vision.zones import TableZones, centroid
 __all__ = [
     "Seen", "TrackerSettings", "CardTracker",
     "CardAppeared", "CardRemoved", "ZoneComplete", "CardInTwoPlaces", "CameraLost",
-    "CameraBack", "TableEvent",
+    "CameraBack", "TableEvent", "long_side",
 ]
 
 Point = tuple[float, float]
@@ -220,7 +220,7 @@ class CardTracker:
         zone = self.zones.assign(seen.corners) if self.zones is not None else None
         return [t for t in tracks if t.reported == seen.card and t.zone == zone
                 and t.last_seen >= previous and t.readings[-1] == seen.card
-                and math.dist(t.centre, centre) <= _long_side(seen.corners)]
+                and math.dist(t.centre, centre) <= long_side(seen.corners)]
 
     def _observe(self, track: _Track, seen: Seen, at: float) -> None:
         track.centre, track.corners, track.last_seen = centroid(seen.corners), tuple(
@@ -304,7 +304,7 @@ class CardTracker:
         return events
 
 
-def _long_side(corners: Sequence[Point]) -> float:
+def long_side(corners: Sequence[Point]) -> float:
     return max(math.dist(corners[k], corners[(k + 1) % len(corners)])
                for k in range(len(corners)))
 
