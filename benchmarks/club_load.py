@@ -83,7 +83,7 @@ from pathlib import Path
 from engine.simulate import simulate_game
 from firmware.club.publisher import ClubPublisher
 from firmware.club.settings import ClubConfig, parse_broker
-from firmware.store import EventStore
+from firmware.store.eventstore import EventStore
 
 url, folder, first, count = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 pace, name = float(sys.argv[5]), sys.argv[6]
@@ -136,7 +136,7 @@ def load(url: str, folder: Path, boards: int, port: int, processes: int,
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "club", "serve", "--broker", url, "--db",
+        [sys.executable, "-m", "firmware.commands.cli", "club", "serve", "--broker", url, "--db",
          str(folder / "club.sqlite3"), "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT, stdout=subprocess.PIPE, text=True, env=env)
     assert server.stdout is not None
@@ -214,7 +214,7 @@ def load(url: str, folder: Path, boards: int, port: int, processes: int,
 def memory(url: str, folder: Path, boards: int) -> dict[str, Any]:
     """RSS a child adds by publishing ``boards`` stored games, one publisher each."""
     from engine.simulate import simulate_game
-    from firmware.store import EventStore
+    from firmware.store.eventstore import EventStore
 
     game = simulate_game(random.Random(1), ("Ann", "Bob"), {"target": 121})
     for i in range(boards):

@@ -3,7 +3,7 @@
     python benchmarks/demo_vision.py [--players N] [--seed N] [--target 61|121]
         [--camera camera-module-3|usb-webcam|ideal] [--size WxH] [--json]
 
-Plays one simulated game at a drawn table (``firmware.demo_table``), filmed by
+Plays one simulated game at a drawn table (``firmware.demo.camera_table``), filmed by
 a camera model (default: a Camera Module 3 1.0 m up at 1280x720), into the
 real ``DeviceLoop`` and times, for every frame in which the tracker reports a
 card (the frame that makes it steady), the wall time from that frame reaching
@@ -32,16 +32,17 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from engine.simulate import simulate_game  # noqa: E402
-from firmware.commands.demo import PLAYERS, SteppedClock  # noqa: E402
-from firmware.demo_table import VisionTable, demo_scene  # noqa: E402
-from firmware.loop import DeviceLoop  # noqa: E402
-from firmware.store import EventStore  # noqa: E402
-from firmware.table import TableFlow  # noqa: E402
+from firmware.commands.demo import PLAYERS  # noqa: E402
+from firmware.demo.camera_table import VisionTable, demo_scene  # noqa: E402
+from firmware.demo.scripted_table import SteppedClock  # noqa: E402
+from firmware.device.loop import DeviceLoop  # noqa: E402
+from firmware.store.eventstore import EventStore  # noqa: E402
+from firmware.table.flow import TableFlow  # noqa: E402
 from hardware.layout import per_side_tracks  # noqa: E402
 from hardware.render import Renderer  # noqa: E402
 from hardware.strips.simulator import SimulatorStrip  # noqa: E402
-from vision.frames import frame_size  # noqa: E402
-from vision.tracker import CardAppeared  # noqa: E402
+from vision.live.tracker import CardAppeared  # noqa: E402
+from vision.recognise.frames import frame_size  # noqa: E402
 
 
 def measure(players: int, seed: int, target: int, *, camera: str = "camera-module-3",
@@ -112,7 +113,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--target", type=int, choices=(61, 121), default=61)
     parser.add_argument("--camera", default="camera-module-3",
-                        help="camera model (vision.camera_model.CAMERAS) or ideal")
+                        help="camera model (vision.drawn.camera_model.CAMERAS) or ideal")
     parser.add_argument("--size", type=frame_size, default=(1280, 720), help="frame size WxH")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

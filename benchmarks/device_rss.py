@@ -27,7 +27,7 @@ def _child(setup: str, seconds: float) -> None:
     import cv2
     import numpy as np
 
-    from firmware.cli import main
+    from firmware.commands.cli import main
     from vision.training.synth import place, render_card
 
     folder = Path(tempfile.mkdtemp(prefix="device-rss-"))

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 CHILD = """
 import sys, time
-from firmware.cli import main
+from firmware.commands.cli import main
 code = main(sys.argv[1:])
 status = open('/proc/self/status').read().split('\\n')
 rss = [l for l in status if l.startswith(('VmRSS', 'VmHWM'))]
@@ -46,14 +46,19 @@ def latency(players: int, seed: int, store_dir: str | None, *,
     """``beside(store_path)``, if given, starts something that runs next to the loop over
     its store (benchmarks/club_load.py: the club publisher) and returns how to stop it."""
     from engine.simulate import simulate_game
-    from firmware.commands.demo import BlankCamera, ScriptedTracker, SteppedClock, table_script
-    from firmware.loop import DeviceLoop
-    from firmware.store import EventStore
-    from firmware.table import TableFlow
+    from firmware.demo.scripted_table import (
+        BlankCamera,
+        ScriptedTracker,
+        SteppedClock,
+        table_script,
+    )
+    from firmware.device.loop import DeviceLoop
+    from firmware.store.eventstore import EventStore
+    from firmware.table.flow import TableFlow
     from hardware.layout import per_side_tracks
     from hardware.render import Renderer
     from hardware.strips.simulator import SimulatorStrip
-    from vision.tracker import CardAppeared
+    from vision.live.tracker import CardAppeared
 
     names = ("Ann", "Bob", "Cat", "Dan")[:players]
     rules = {"partnership": True} if players == 4 else {}
@@ -129,7 +134,7 @@ def card_frames(folder: Path) -> bool:
     table with eleven cards each), where the shared datasets are; False where they are not."""
     import cv2
 
-    from vision.datasets import datasets_root, load_labels
+    from vision.measure.datasets import datasets_root, load_labels
 
     root = datasets_root()
     if root is None or not (root / "epfl-iapr2022-poker").is_dir():

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from vision.classifier import MODEL_PATH
-from vision.scene import SceneSettings, Script, TruthCard, read_truth, write_sequence
-from vision.sources import ReplaySource
+from vision.drawn.scene import SceneSettings, Script, TruthCard, read_truth, write_sequence
+from vision.live.sources import ReplaySource
+from vision.recognise.classifier import MODEL_PATH
 from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named
 
 

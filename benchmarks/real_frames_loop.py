@@ -7,7 +7,7 @@ Plays each labelled photo of a shared dataset (default
 ``epfl-iapr2022-poker-3000``, 3000x2000 photos) to the real ``DeviceLoop`` as
 a camera of each ``--size`` would see it (scaled to fit the frame, held
 steady for ``--frames-each`` frames, then a cleared table), read by the
-device's ``CameraRecogniser`` and ``CardTracker`` (``firmware.photo_table``).
+device's ``CameraRecogniser`` and ``CardTracker`` (``firmware.demo.photo_table``).
 At each photo's last frame it counts the cards the tracker holds: right,
 missed, wrong; and any wrong card reported while the photo showed. Also the
 wall time per frame read (recogniser + tracker + flow, one core).
@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
-from firmware.photo_table import play_photos  # noqa: E402
-from vision.datasets import datasets_root, load_labels  # noqa: E402
-from vision.detection import CameraRecogniser  # noqa: E402
-from vision.frames import frame_size  # noqa: E402
-from vision.imagefile import read_image  # noqa: E402
+from firmware.demo.photo_table import play_photos  # noqa: E402
+from vision.measure.datasets import datasets_root, load_labels  # noqa: E402
+from vision.recognise.detection import CameraRecogniser  # noqa: E402
+from vision.recognise.frames import frame_size  # noqa: E402
+from vision.recognise.imagefile import read_image  # noqa: E402
 
 
 def measure(dataset: str, split: str, size: tuple[int, int], frames_each: int) -> dict[str, Any]:

@@ -201,7 +201,7 @@ def _alarm(signum: int, frame: FrameType | None) -> None:
 
 def run_case(path: Path, *, as_json: bool, limit_s: float) -> tuple[str, str]:
     """The outcome (``ok``, ``refused``, ``traceback``, ``hang``, ``bad_output``) and why."""
-    from firmware.cli import main
+    from firmware.commands.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     argv = ["replay", str(path)] + (["--json"] if as_json else [])

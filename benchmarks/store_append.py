@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.simulate import simulate_match  # noqa: E402
-from firmware.store import EventStore  # noqa: E402
+from firmware.store.eventstore import EventStore  # noqa: E402
 
 
 def _append_all(path: Path, events: list[dict], *, fsync: bool) -> list[float]:

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.simulate import simulate_game  # noqa: E402
-from firmware.store import EventStore  # noqa: E402
+from firmware.store.eventstore import EventStore  # noqa: E402
 
 _NAMES = ("s.db", "s.db-wal", "s.db-mark")
 

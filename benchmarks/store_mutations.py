@@ -2,7 +2,7 @@
 
     python benchmarks/store_mutations.py [--only NAME] [--json]
 
-Each break is one small edit to firmware/store.py or firmware/store_mark.py. For each,
+Each break is one small edit to firmware/store/eventstore.py or firmware/store/mark.py. For each,
 the script copies the working tree to a temporary folder, applies the edit there and
 runs tests/test_firmware_store.py and tests/test_firmware_store_mark.py against the copy
 (stopping at the first failure). A break whose tests still pass went unnoticed: the
@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-STORE, MARK = "firmware/store.py", "firmware/store_mark.py"
+STORE, MARK = "firmware/store/eventstore.py", "firmware/store/mark.py"
 
 # (name, file, text as it is, text broken)
 BREAKS: list[tuple[str, str, str, str]] = [

@@ -7,7 +7,7 @@ taken a hand's width from the table sees them.
 The device's camera looks down on the whole table and sees small indices; photos
 people take, and the Roboflow set's close-ups, see a card so near that its index
 glyphs span up to 15 % of the frame's shorter side. This lays a two-player deal
-(``vision.scene``, 1280x720) with each chosen real deck (Debian's card themes,
+(``vision.drawn.scene``, 1280x720) with each chosen real deck (Debian's card themes,
 ``facedecks.py``) and, in every eighth frame, picks one face-up card at random,
 turns the frame about it by a random angle and enlarges it so that the card's
 height is ``--zoom`` times the frame's shorter side (1.2: the card's top and
@@ -30,7 +30,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.real_decks import add_deck_arguments, chosen_decks, deal_frames  # noqa: E402
-from vision.detection import recognise  # noqa: E402
+from vision.recognise.detection import recognise  # noqa: E402
 from vision.training.facedecks import FaceDeck  # noqa: E402
 
 FRAME_SIZE = (1280, 720)

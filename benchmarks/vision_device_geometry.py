@@ -7,14 +7,14 @@ device's camera sees them, read as the device reads its frames.
 
 Each labelled photo is scaled so its cards are ``--geometry device`` 60-90 px tall (a
 1280x720 stream over a 1 m table), ``full`` 120-180 px (the same table at the camera's full
-resolution), or left ``taken`` (``vision.evaluate``, photos read widened back as ``vision
+resolution), or left ``taken`` (``vision.measure.evaluate``, photos read widened back as ``vision
 eval`` reads them). Scaled photos are laid in the middle of a frame of the stream's size
 (1280x720, or 2560x1440 at full resolution) filled with the photo's own border colour, and
 read by ``CameraRecogniser``, a fresh one per photo (each photo is another camera). With
 ``--camera`` each frame first goes through what a camera does to it: lens blur, sensor noise,
 4:2:0 chroma and JPEG (seeded per photo). ``--heights`` instead reads every photo at each
 card height given and prints recall against card and index height: the curve the camera
-check's thresholds come from (``vision.camera_check``).
+check's thresholds come from (``vision.live.camera_check``).
 
 ``--card-px`` is the card height the recogniser is told: ``device`` (the default) what the
 device expects of its frame size (``WatchSettings.card_fraction`` of its height: 90 px at
@@ -45,12 +45,12 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from engine.cards import Card  # noqa: E402
-from vision.camera_check import INDEX_PER_CARD  # noqa: E402
-from vision.datasets import LabelledImage, Split, datasets_root, load_labels  # noqa: E402
-from vision.detection import CameraRecogniser  # noqa: E402
-from vision.evaluate import evaluate  # noqa: E402
-from vision.imagefile import read_image  # noqa: E402
-from vision.motion import WatchSettings  # noqa: E402
+from vision.live.camera_check import INDEX_PER_CARD  # noqa: E402
+from vision.live.motion import WatchSettings  # noqa: E402
+from vision.measure.datasets import LabelledImage, Split, datasets_root, load_labels  # noqa: E402
+from vision.measure.evaluate import evaluate  # noqa: E402
+from vision.recognise.detection import CameraRecogniser  # noqa: E402
+from vision.recognise.imagefile import read_image  # noqa: E402
 
 DATASETS = ("epfl-iapr2022-poker-3000", "roboflow-cardcounterml")
 # A card's height over its labelled corner box's longer side: 3.8-4.5 measured by eye on

@@ -2,12 +2,12 @@
 
     python benchmarks/vision_eval.py [--json] [--split test] [--square-pixels]
 
-Accuracy: ``vision.evaluate.evaluate`` on each dataset's test split (CONTRACT.md
+Accuracy: ``vision.measure.evaluate.evaluate`` on each dataset's test split (CONTRACT.md
 keys, per_image left out), the photos read by ``recognise_photo`` (also widened
 back from a square) unless ``--square-pixels``. Speed: median ms of the device's
 recogniser (``CameraRecogniser``) per 1280x720 frame on one core (``cv2.setNumThreads(1)``),
 frames made by resizing the test photos: the camera's frames have square pixels and are read
-once; also of ``recognise`` alone, which measures each frame's blur (``vision.focus``).
+once; also of ``recognise`` alone, which measures each frame's blur (``vision.recognise.focus``).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
-from vision.datasets import Split, datasets_root, load_labels  # noqa: E402
-from vision.detection import CameraRecogniser, recognise  # noqa: E402
-from vision.evaluate import evaluate  # noqa: E402
+from vision.measure.datasets import Split, datasets_root, load_labels  # noqa: E402
+from vision.measure.evaluate import evaluate  # noqa: E402
+from vision.recognise.detection import CameraRecogniser, recognise  # noqa: E402
 
 DATASETS = ("epfl-iapr2022-poker", "roboflow-cardcounterml")
 

@@ -42,16 +42,16 @@ import numpy as np  # noqa: E402
 from benchmarks.real_decks import add_deck_arguments, chosen_decks, deal_frames  # noqa: E402
 from benchmarks.vision_squashed import frame_size  # noqa: E402
 from engine.cards import Card  # noqa: E402
-from vision.candidates import IndexCandidates, find_candidates  # noqa: E402
-from vision.classifier import classify  # noqa: E402
-from vision.detection import (  # noqa: E402
+from vision.drawn.scene import TruthCard  # noqa: E402
+from vision.recognise.candidates import IndexCandidates, find_candidates  # noqa: E402
+from vision.recognise.classifier import classify  # noqa: E402
+from vision.recognise.detection import (  # noqa: E402
     DEFAULT_MIN_CONFIDENCE,
     MIN_INDEX_PROBABILITY,
     recognise,
 )
-from vision.geometry import points_in_quad  # noqa: E402
-from vision.scene import TruthCard  # noqa: E402
-from vision.screen import load_screen  # noqa: E402
+from vision.recognise.geometry import points_in_quad  # noqa: E402
+from vision.recognise.screen import load_screen  # noqa: E402
 
 STAGES = ("covered", "no_pair", "screened", "not_index", "unsure", "misread", "lost")
 # A corner index in card units (x across the top edge, y down the side, from the card's

@@ -3,8 +3,8 @@
     python benchmarks/vision_pipeline.py [--seed N] [--frames-per-step N]
         [--camera camera-module-3|usb-webcam|ideal] [--size WxH] [--json]
 
-A whole two-player deal is drawn by ``vision.scene`` through a camera model
-(``vision.camera_model``, by default a Camera Module 3 1.0 m over the table at
+A whole two-player deal is drawn by ``vision.drawn.scene`` through a camera model
+(``vision.drawn.camera_model``, by default a Camera Module 3 1.0 m over the table at
 1280x720: cards about 61x86 px; PNG frames in a temporary folder, JPEG for a
 camera that encodes JPEG and for ``--camera ideal``, the crisp drawing with
 cards a fifth of the frame tall), then replayed the way the device runs: ``ReplaySource`` ->
@@ -42,19 +42,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from vision.camera_model import camera_named  # noqa: E402
-from vision.classifier import MODEL_PATH  # noqa: E402
-from vision.detection import CameraRecogniser, recognise  # noqa: E402
-from vision.frames import frame_size  # noqa: E402
-from vision.scene import (  # noqa: E402
+from vision.drawn.camera_model import camera_named  # noqa: E402
+from vision.drawn.scene import (  # noqa: E402
     SceneSettings,
     Script,
     TableLayout,
     read_truth,
     write_sequence,
 )
-from vision.sources import ReplaySource  # noqa: E402
-from vision.tracker import CardAppeared, CardTracker  # noqa: E402
+from vision.live.sources import ReplaySource  # noqa: E402
+from vision.live.tracker import CardAppeared, CardTracker  # noqa: E402
+from vision.recognise.classifier import MODEL_PATH  # noqa: E402
+from vision.recognise.detection import CameraRecogniser, recognise  # noqa: E402
+from vision.recognise.frames import frame_size  # noqa: E402
 from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named  # noqa: E402
 
 
@@ -137,7 +137,7 @@ def main() -> None:
                         help="with --theme: only the themes of this half (facedecks.theme_half)")
     parser.add_argument("--model", default=str(MODEL_PATH), help="corner-index CNN to read with")
     parser.add_argument("--camera", default="camera-module-3",
-                        help="camera model (vision.camera_model.CAMERAS) or ideal")
+                        help="camera model (vision.drawn.camera_model.CAMERAS) or ideal")
     parser.add_argument("--size", type=frame_size, default=(1280, 720), help="frame size WxH")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

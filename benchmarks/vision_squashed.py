@@ -5,7 +5,7 @@
 
 The Roboflow photos are 16:9 and 4:3 shots resized to 640x640, so every glyph in
 them is narrowed along the frame's x; a camera looking at the table aslant
-foreshortens indices the same way. This lays a two-player deal (``vision.scene``,
+foreshortens indices the same way. This lays a two-player deal (``vision.drawn.scene``,
 1280x720) with each chosen real deck (Debian's card themes, ``facedecks.py``),
 resizes every other frame to ``--size`` (720x720: x by 0.56) and counts, frame by frame, the
 face-up cards ``recognise`` names (right) and the cards it names that are not
@@ -30,9 +30,9 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from benchmarks.real_decks import add_deck_arguments, chosen_decks, deal_frames  # noqa: E402
-from vision.detection import Detection, recognise  # noqa: E402
-from vision.frames import frame_size as parse_size  # noqa: E402
-from vision.photo import recognise_photo  # noqa: E402
+from vision.recognise.detection import Detection, recognise  # noqa: E402
+from vision.recognise.frames import frame_size as parse_size  # noqa: E402
+from vision.recognise.photo import recognise_photo  # noqa: E402
 from vision.training.facedecks import FaceDeck  # noqa: E402
 
 
@@ -74,7 +74,7 @@ def main() -> None:
     parser.add_argument("--size", type=frame_size, default=(720, 720),
                         help="WIDTHxHEIGHT the frames are resized to (default 720x720)")
     parser.add_argument("--photo", action="store_true",
-                        help="read the frames as photos (vision.photo.recognise_photo)")
+                        help="read the frames as photos (vision.recognise.photo.recognise_photo)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     decks = chosen_decks(args)

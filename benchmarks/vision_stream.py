@@ -50,7 +50,7 @@ clock = time.perf_counter  # or time.thread_time (--cpu)
 
 
 def load(path: Path) -> np.ndarray:
-    from vision.imagefile import read_image
+    from vision.recognise.imagefile import read_image
 
     image = read_image(path)
     height = round(image.shape[0] * FULL[0] / image.shape[1])
@@ -61,7 +61,7 @@ def load(path: Path) -> np.ndarray:
 
 def card_crops(image: np.ndarray) -> list[tuple[Any, np.ndarray, np.ndarray]]:
     """Real cards cut from a photo: each read card's pixels and outline mask, with its name."""
-    from vision.detection import recognise
+    from vision.recognise.detection import recognise
 
     crops = []
     for seen in recognise(image):
@@ -107,10 +107,10 @@ def lay(table: np.ndarray, name: Any, card: tuple[np.ndarray, np.ndarray],
         at: tuple[int, int], *, pi: bool, appear_frames: int, to_led_s: float,
         still_frames: int = 3) -> dict[str, Any]:
     """One card laid by a hand, the loop simulated at 30 fps with the measured work."""
-    from vision.detection import CameraRecogniser
-    from vision.motion import StreamReader, WatchSettings
-    from vision.sources import Frame, watch_image
-    from vision.zones import centroid
+    from vision.live.motion import StreamReader, WatchSettings
+    from vision.live.sources import Frame, watch_image
+    from vision.live.zones import centroid
+    from vision.recognise.detection import CameraRecogniser
 
     centre = (at[0] + card[1].shape[1] / 2, at[1] + card[1].shape[0] / 2)
     timed = Timed(CameraRecogniser())
@@ -165,10 +165,10 @@ def main() -> None:
         clock = time.thread_time
     cv2.setNumThreads(1)
     from benchmarks.loop_latency import latency
-    from vision.datasets import datasets_root
-    from vision.detection import CameraRecogniser
-    from vision.motion import StreamReader
-    from vision.sources import Frame, watch_image
+    from vision.live.motion import StreamReader
+    from vision.live.sources import Frame, watch_image
+    from vision.measure.datasets import datasets_root
+    from vision.recognise.detection import CameraRecogniser
 
     root = datasets_root()
     folder = None if root is None else root / "epfl-iapr2022-poker-3000"

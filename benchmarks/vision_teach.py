@@ -2,9 +2,9 @@
 
     python benchmarks/vision_teach.py [--deals N] [--json]
 
-For each lab deck (``vision.deck_lab``): four layout photos (one suit each, ace
-to king in two rows) are drawn and taught (``vision.deck.teach``), then drawn
-two-player deals of that deck (``vision.scene``) are read by ``recognise``
+For each lab deck (``vision.drawn.deck_lab``): four layout photos (one suit each, ace
+to king in two rows) are drawn and taught (``vision.recognise.deck.teach``), then drawn
+two-player deals of that deck (``vision.drawn.scene``) are read by ``recognise``
 with and without the profile. A card found counts right when it lies face up
 in the frame; recall is over the face-up cards at least half visible. Each
 deck is also read with the profile of the other decks ("cross"): a profile
@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
-from vision.cardart import CardStyle  # noqa: E402
-from vision.deck import DeckError, DeckProfile, teach  # noqa: E402
-from vision.deck_lab import LAB_DECKS, DrawnDeck, deal_renderer, suit_photos  # noqa: E402
-from vision.detection import recognise  # noqa: E402
+from vision.drawn.cardart import CardStyle  # noqa: E402
+from vision.drawn.deck_lab import LAB_DECKS, DrawnDeck, deal_renderer, suit_photos  # noqa: E402
+from vision.recognise.deck import DeckError, DeckProfile, teach  # noqa: E402
+from vision.recognise.detection import recognise  # noqa: E402
 from vision.training.facedecks import FaceDeckError, face_decks_named  # noqa: E402
 
 

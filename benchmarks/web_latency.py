@@ -48,10 +48,15 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     from engine.simulate import simulate_game
-    from firmware.commands.demo import BlankCamera, ScriptedTracker, SteppedClock, table_script
-    from firmware.loop import DeviceLoop
-    from firmware.store import EventStore
-    from firmware.table import TableFlow
+    from firmware.demo.scripted_table import (
+        BlankCamera,
+        ScriptedTracker,
+        SteppedClock,
+        table_script,
+    )
+    from firmware.device.loop import DeviceLoop
+    from firmware.store.eventstore import EventStore
+    from firmware.table.flow import TableFlow
     from firmware.web.hub import Hub
     from firmware.web.server import WebServer, create_app
     from hardware.layout import per_side_tracks

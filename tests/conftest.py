@@ -44,7 +44,7 @@ def page() -> Iterator[Any]:
 
 
 # Tests whose cards are drawn with cv2.putText (vision.training.synth.render_card,
-# vision.scene): OpenCV 5 draws its Hershey fonts as smooth outlines, OpenCV 4 as strokes, so
+# vision.drawn.scene): OpenCV 5 draws its Hershey fonts as smooth outlines, OpenCV 4 as strokes, so
 # the indices these tests read are other shapes under the Bookworm pass (OpenCV 4.11: see
 # constraints/bookworm.txt) and the expected readings do not hold. The device never reads
 # putText glyphs; what it does read, real photos, is read the same under both (the dataset

@@ -29,9 +29,9 @@ from engine.cards import DECK, Card
 from engine.game import Game
 from engine.simulate import DealScript, deal_cards, play_order
 from engine.words import card_words
-from firmware.loop import apply_outcome
-from firmware.store import EventStore
-from firmware.table import (
+from firmware.device.loop import apply_outcome
+from firmware.store.eventstore import EventStore
+from firmware.table.flow import (
     ButtonAction,
     Feedback,
     ManualCard,
@@ -41,8 +41,8 @@ from firmware.table import (
     TableFlow,
     TableInput,
 )
-from vision.tracker import CardAppeared, CardRemoved, ZoneComplete
-from vision.zones import CRIB, STARTER
+from vision.live.tracker import CardAppeared, CardRemoved, ZoneComplete
+from vision.live.zones import CRIB, STARTER
 
 __all__ = ["PER_STORE", "RandomTable", "TableCrashed", "Tally", "UncutStarter", "play_games"]
 

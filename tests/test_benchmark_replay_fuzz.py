@@ -19,12 +19,12 @@ def test_a_few_hundred_mutated_logs_give_no_traceback_and_no_hang() -> None:
 
 def test_the_harness_counts_a_traceback(monkeypatch, tmp_path) -> None:
     # The quick test above could pass with a harness that counts nothing.
-    import firmware.gamelog
+    import firmware.commands.gamelog
 
     def broken(path):  # noqa: ANN001, ANN202
         raise KeyError("a bug")
 
-    monkeypatch.setattr(firmware.gamelog, "load_game", broken)
+    monkeypatch.setattr(firmware.commands.gamelog, "load_game", broken)
     report = fuzz.fuzz(cases=3, seed=1).to_json()
     assert report["tracebacks"] == 3
     assert "KeyError" in report["examples"][0]["why"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 import pytest
 
-from firmware.cli import main
+from firmware.commands.cli import main
 
 HEELS = [
     {"type": "new_game", "players": ["Ann", "Bob"]},

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from engine.cards import Card
-from firmware.cli import main
 from firmware.commands.calibrate import replace_zones_table
-from firmware.config import load_device_config
-from vision.camera_check import card_heights
-from vision.scene import SceneRenderer, SceneSettings, Script, default_markers
-from vision.zones import TableZones, clip_polygon, polygon_area
+from firmware.commands.cli import main
+from firmware.device.config import load_device_config
+from vision.drawn.scene import SceneRenderer, SceneSettings, Script, default_markers
+from vision.live.camera_check import card_heights
+from vision.live.zones import TableZones, clip_polygon, polygon_area
 
 PLAYERS = ["Ann", "Bob"]
 STILL = SceneSettings(frames_per_step=1, hand_frames=0)

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from engine.simulate import simulate_game
-from firmware.cli import main
 from firmware.club.clubdb import ClubDB
 from firmware.club.messages import EventMessage
 from firmware.club.outbox import Outbox
-from firmware.store import EventStore
+from firmware.commands.cli import main
+from firmware.store.eventstore import EventStore
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from firmware.cli import build_parser, main
+from firmware.commands.cli import build_parser, main
 
 
 def test_top_level_help_describes_the_program_and_each_command(

@@ -10,8 +10,8 @@ import pytest
 
 from engine.game import Game
 from engine.simulate import simulate_game, simulate_match
-from firmware.cli import main
-from firmware.store import EventStore
+from firmware.commands.cli import main
+from firmware.store.eventstore import EventStore
 
 
 @pytest.fixture(scope="module")

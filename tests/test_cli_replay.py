@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_engine_simulate import reference_scores
 
-from firmware.cli import main
+from firmware.commands.cli import main
 
 GAMES = Path(__file__).parent / "games"
 LOGS = sorted(GAMES.glob("*.jsonl"))
@@ -76,8 +76,9 @@ def test_human_output_and_missing_file(tmp_path: Path, capsys) -> None:
 
 def test_console_script_runs_as_a_process() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "replay", str(GAMES / "three-players.jsonl"),
-         "--json"], capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", "firmware.commands.cli", "replay",
+         str(GAMES / "three-players.jsonl"), "--json"],
+        capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL,
     )
     assert json.loads(out.stdout)["winner"] == "Ann"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.store import EventStore
+from firmware.commands.cli import main
+from firmware.store.eventstore import EventStore
 
 
 def test_run_says_what_is_simulated_and_resumes_the_store(
@@ -136,7 +136,7 @@ def test_demo_four_players_are_singles_unless_partners(
 
 def test_demo_web_listens_on_this_computer_unless_told(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from firmware.cli import build_parser
+    from firmware.commands.cli import build_parser
 
     args = build_parser().parse_args(["demo", "--web", "8080"])
     assert args.host == "127.0.0.1"
@@ -206,7 +206,7 @@ def test_a_recovered_store_is_said_at_warning_and_with_its_priority_under_the_jo
 def test_run_restarted_mid_deal_tells_the_camera_which_cards_lie_on_the_table(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """After a power cut the starter and the laid cards are in view: the reader must take them
-    for cards, not for the table's printed art (vision.motion)."""
+    for cards, not for the table's printed art (vision.live.motion)."""
     import random
 
     import cv2
@@ -214,7 +214,7 @@ def test_run_restarted_mid_deal_tells_the_camera_which_cards_lie_on_the_table(
 
     import firmware.commands.run as command
     from engine.simulate import simulate_game
-    from firmware.table import cards_on_table
+    from firmware.table.flow import cards_on_table
 
     events = simulate_game(random.Random(5), ("Ann", "Bob"), {"target": 121})
     upto = [i for i, e in enumerate(events) if e["type"] == "play"][3] + 1

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
+from firmware.commands.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,14 +95,15 @@ def test_missing_starter_is_a_usage_error(capsys: pytest.CaptureFixture[str]) ->
 
 def test_the_console_script_in_a_fresh_process() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "score", "5H", "5C", "5S", "JD",
+        [sys.executable, "-m", "firmware.commands.cli", "score", "5H", "5C", "5S", "JD",
          "--starter", "5D", "--json"],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert json.loads(done.stdout)["total"] == 29
     bad = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "score", "5H", "5C", "5S", "ZZ", "--starter", "5D"],
+        [sys.executable, "-m", "firmware.commands.cli", "score", "5H", "5C", "5S", "ZZ",
+         "--starter", "5D"],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
     )
     assert bad.returncode == 2 and bad.stdout == ""

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from test_vision_photo import FAN_CARDS, SQUARE, fan
 
-from firmware.cli import main
+from firmware.commands.cli import main
 from vision.training.synth import place, render_card
 
 CONTRACT_KEYS = {

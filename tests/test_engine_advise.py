@@ -110,7 +110,7 @@ def test_bad_hands_are_refused_in_words(cards: str, players: int, message: str) 
 
 
 def test_cli_json_is_the_contract_shape(capsys: pytest.CaptureFixture[str]) -> None:
-    from firmware.cli import main
+    from firmware.commands.cli import main
 
     assert main(["advise", "5H", "5C", "5S", "JD", "QH", "2C", "--pone", "--json"]) == 0
     out, err = capsys.readouterr()
@@ -123,7 +123,7 @@ def test_cli_json_is_the_contract_shape(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_cli_text_ranks_best_first_and_refuses_a_wrong_count(
         capsys: pytest.CaptureFixture[str]) -> None:
-    from firmware.cli import main
+    from firmware.commands.cli import main
 
     assert main(["advise", "5H", "5C", "5S", "JD", "QH", "2C", "--dealer", "--top", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -27,7 +27,7 @@ from engine.simulate import simulate_game
 from firmware.club.publisher import ClubPublisher
 from firmware.club.server import ClubServer, create_club_app
 from firmware.club.settings import ClubConfig, parse_broker
-from firmware.store import EventStore
+from firmware.store.eventstore import EventStore
 
 pytestmark = pytest.mark.slow
 
@@ -132,7 +132,7 @@ def write_club_config(path: Path, broker: MosquittoBroker, board: str) -> Path:
 
 
 def cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "firmware.cli", *args]
+    return [sys.executable, "-m", "firmware.commands.cli", *args]
 
 
 def test_device_processes_play_whole_games_and_the_standings_equal_the_engine(

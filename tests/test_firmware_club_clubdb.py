@@ -20,7 +20,7 @@ from engine.simulate import simulate_game
 from firmware.club.clubdb import ClubDB, ClubDBError
 from firmware.club.messages import EventMessage
 from firmware.club.outbox import Outbox
-from firmware.store import EventStore
+from firmware.store.eventstore import EventStore
 
 
 def fake_clock(start: float = 1000.0):  # type: ignore[no-untyped-def]

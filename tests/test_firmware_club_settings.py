@@ -8,7 +8,7 @@ import pytest
 
 from firmware.club.messages import EventMessage, MessageError, NowMessage, parse_topic
 from firmware.club.settings import Broker, ClubConfigError, parse_broker
-from firmware.config import DeviceConfigError, load_device_config
+from firmware.device.config import DeviceConfigError, load_device_config
 
 
 def test_broker_urls_give_host_port_and_tls() -> None:

@@ -14,8 +14,8 @@ import pytest
 from test_engine_review import ANN_THREW, DEAL
 from webrig import PIN, Device
 
-from firmware.cli import main
-from firmware.store import EventStore
+from firmware.commands.cli import main
+from firmware.store.eventstore import EventStore
 from firmware.web.server import create_app
 
 with warnings.catch_warnings():

@@ -1,4 +1,4 @@
-"""firmware.config: the device's TOML file, its defaults, and errors that name the key."""
+"""firmware.device.config: the device's TOML file, its defaults, and errors that name the key."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.config import (
+from firmware.device.config import (
     DeviceConfigError,
     default_store_path,
     load_device_config,
@@ -68,7 +68,7 @@ def test_rules_and_players_reach_the_engine(tmp_path: Path) -> None:
     ('[camra]\nsource = "opencv"\n', "config.toml: unknown table [camra]"),
     ('[game]\nplayers = ["Ann"]\n', "[game] players must be a list of 2 to 4 names"),
     ('[game]\nplayers = ["Ann", "Ann"]\n', "[game] players names someone twice"),
-    # The same rule as the phone page's and the flow's (firmware.names): a player named after
+    # The same rule as the phone page's and the flow's (firmware.table.names): a player named after
     # an area would have every card they lay taken for it; "&" joins partners' names.
     ('[game]\nplayers = ["crib", "Bob"]\n',
      "config.toml: [game] players[0]: 'crib' is kept for the board's own use (the crib's area)"),
@@ -136,7 +136,7 @@ def test_config_values_are_frozen() -> None:
 
 
 def test_config_records_which_tables_the_file_holds(tmp_path) -> None:
-    from firmware.config import load_device_config
+    from firmware.device.config import load_device_config
 
     path = tmp_path / "c.toml"
     path.write_text('[camera]\nsource = "opencv"\n[board.strip]\nbackend = "simulator"\n')

@@ -1,13 +1,13 @@
-"""Whole games filmed at a drawn table and read by the real recogniser (firmware.demo_table).
+"""Whole games filmed at a drawn table and read by the real recogniser (firmware.demo.camera_table).
 
-Each game is simulated (the truth), filmed by ``vision.scene_camera`` and played
+Each game is simulated (the truth), filmed by ``vision.drawn.scene_camera`` and played
 into the real ``DeviceLoop``; the final scores must be the engine's on the true
 cards, whatever the camera missed or misread, because the players straighten or
 type in what the board did not read and take back what it scored wrong. Games
 are to 61 to keep the suite quick.
 
 One game is filmed as the demo films it, through a Camera Module 3
-(``vision.camera_model``) that sees cards 86 px tall, and its tally is what that
+(``vision.drawn.camera_model``) that sees cards 86 px tall, and its tally is what that
 camera really reads. The games that blind or mislead the recogniser on purpose
 test the players' answers to it, so they film the crisp drawing
 (``--camera ideal``), where the camera itself misses nearly nothing.
@@ -29,17 +29,17 @@ from engine.cards import DECK, Card
 from engine.game import Game
 from engine.records import LogError
 from engine.simulate import simulate_game
-from firmware.cli import main
-from firmware.commands.demo import SteppedClock
-from firmware.demo_table import DEMO_SCENE, IDEAL_SCENE, GameFilm, VisionTable, event_key
-from firmware.loop import DeviceLoop
-from firmware.store import EventStore
-from firmware.table import Feedback, TableFlow
+from firmware.commands.cli import main
+from firmware.demo.camera_table import DEMO_SCENE, IDEAL_SCENE, GameFilm, VisionTable, event_key
+from firmware.demo.scripted_table import SteppedClock
+from firmware.device.loop import DeviceLoop
+from firmware.store.eventstore import EventStore
+from firmware.table.flow import Feedback, TableFlow
 from hardware.layout import per_side_tracks
 from hardware.render import Renderer
 from hardware.strips.simulator import SimulatorStrip
-from vision.camera_model import CAMERA_MODULE_3
-from vision.scene import STARTER, SceneSettings
+from vision.drawn.camera_model import CAMERA_MODULE_3
+from vision.drawn.scene import STARTER, SceneSettings
 
 pytestmark = pytest.mark.slow
 
@@ -182,7 +182,7 @@ def refused_misread(truth: Sequence[dict[str, Any]]) -> tuple[int, Card, Card]:
 
 
 def table_recognise(image: Any) -> list[Any]:
-    from vision.detection import recognise
+    from vision.recognise.detection import recognise
 
     return list(recognise(image))
 

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware.cli import main
-from firmware.config import config_problems, load_device_config
-from firmware.doctor import Finding, System, check, check_loaded
-from firmware.doctor_walk import WALK_COLOUR, ask_buttons, measure_camera, walk_leds
+from firmware.commands.cli import main
+from firmware.device.config import config_problems, load_device_config
+from firmware.doctor.checks import Finding, System, check, check_loaded
+from firmware.doctor.walk import WALK_COLOUR, ask_buttons, measure_camera, walk_leds
 from hardware.buttons import ButtonConfig, ButtonPanel
 from hardware.layout import per_side_tracks
-from vision.detection import CameraRecogniser
-from vision.sources import ReplaySource
+from vision.live.sources import ReplaySource
+from vision.recognise.detection import CameraRecogniser
 from vision.training.synth import place, render_card
 
 CAMERA = '[camera]\nsource = "opencv"\nsize = [640, 480]\n'

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.files import NotAFileError, replace_file
+from firmware.store.files import NotAFileError, replace_file
 
 
 def test_replace_file_writes_new_content_and_leaves_nothing_beside_it(tmp_path: Path) -> None:

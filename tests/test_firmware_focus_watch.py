@@ -1,4 +1,4 @@
-"""The device telling the players when its camera is out of focus (firmware.focus_watch),
+"""The device telling the players when its camera is out of focus (vision.live.focus_watch),
 from the blur the device's recogniser measures on real (drawn) frames."""
 
 from __future__ import annotations
@@ -11,18 +11,18 @@ import numpy as np
 import pytest
 from test_vision_focus import blurred, scene
 
-from firmware.commands.demo import ScriptedTracker, SteppedClock
-from firmware.focus_watch import FocusWatch, focus_state
-from firmware.loop import DeviceLoop
-from firmware.store import EventStore
-from firmware.table import Feedback, TableFlow
+from firmware.demo.scripted_table import ScriptedTracker, SteppedClock
+from firmware.device.loop import DeviceLoop
+from firmware.store.eventstore import EventStore
+from firmware.table.flow import Feedback, TableFlow
 from firmware.web.hub import Hub
 from hardware.layout import per_side_tracks
 from hardware.render import Renderer
 from hardware.strips.simulator import SimulatorStrip
-from vision.detection import CameraRecogniser
-from vision.focus import SHARPEN_BELOW, SHARPEN_FROM, FocusMeter
-from vision.sources import Frame
+from vision.live.focus_watch import FocusWatch, focus_state
+from vision.live.sources import Frame
+from vision.recognise.detection import CameraRecogniser
+from vision.recognise.focus import SHARPEN_BELOW, SHARPEN_FROM, FocusMeter
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""firmware/logs.py: journald priorities under systemd, plain lines elsewhere; the device's
+"""firmware/device/logs.py: journald priorities under systemd, plain lines elsewhere; the device's
 trouble at warning, so ``journalctl -p warning`` shows it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.logs import is_journal, priority, setup
+from firmware.device.logs import is_journal, priority, setup
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +31,7 @@ def test_priorities_follow_syslog() -> None:
 def test_under_the_journal_every_line_carries_its_priority() -> None:
     stream = io.StringIO()
     setup(stream=stream, journal=True)
-    log = logging.getLogger("firmware.loop")
+    log = logging.getLogger("firmware.device.loop")
     log.info("fifteen two")
     log.warning("[notice] camera out of focus (blur 3.1 px): turn the lens\nsecond line")
     log.error("store: damaged")
@@ -66,7 +66,7 @@ def test_journal_stream_is_believed_only_for_the_stream_it_names(tmp_path: Path)
         assert not is_journal(io.StringIO(), named)
         assert not is_journal(stream, {"JOURNAL_STREAM": "garbage"})
         setup(stream=stream, environ=named)
-        logging.getLogger("firmware.loop").warning("LED strip unavailable: gone")
+        logging.getLogger("firmware.device.loop").warning("LED strip unavailable: gone")
     assert (tmp_path / "journal").read_text() == "<4>LED strip unavailable: gone\n"
 
 

@@ -14,18 +14,24 @@ import pytest
 from engine.cards import Card
 from engine.game import Game
 from engine.simulate import simulate_game
-from firmware.commands.demo import BlankCamera, ScriptedTracker, Step, SteppedClock, table_script
-from firmware.loop import DeviceLoop, UnknownWatch
-from firmware.store import EventStore
-from firmware.table import Feedback, TableFlow
+from firmware.demo.scripted_table import (
+    BlankCamera,
+    ScriptedTracker,
+    Step,
+    SteppedClock,
+    table_script,
+)
+from firmware.device.loop import DeviceLoop, UnknownWatch
+from firmware.store.eventstore import EventStore
+from firmware.table.flow import Feedback, TableFlow
 from hardware.buttons import ButtonConfig, ButtonPanel
 from hardware.layout import per_side_tracks
 from hardware.render import Renderer
 from hardware.state import board_state_from_game
 from hardware.strips.simulator import SimulatorStrip
-from vision.sources import CameraUnavailableError
-from vision.tracker import CardAppeared, CardTracker
-from vision.zones import TableZones, Zone
+from vision.live.sources import CameraUnavailableError
+from vision.live.tracker import CardAppeared, CardTracker
+from vision.live.zones import TableZones, Zone
 
 PINS = {"go": 17, "muggins": 27, "undo": 22, "confirm": 23}
 

@@ -1,4 +1,4 @@
-"""firmware.notify: real datagrams on a real AF_UNIX socket, and the watchdog's timing."""
+"""firmware.device.notify: real datagrams on a real AF_UNIX socket, and the watchdog's timing."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.notify import Notifier, Watchdog
+from firmware.device.notify import Notifier, Watchdog
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Real photos through the device loop (firmware.photo_table): recogniser, tracker, flow."""
+"""Real photos through the device loop (firmware.demo.photo_table): recogniser, tracker, flow."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from engine.cards import Card
-from firmware.photo_table import PhotoCamera, fit_frame, play_photos
-from vision.datasets import datasets_root, load_labels
+from firmware.demo.photo_table import PhotoCamera, fit_frame, play_photos
+from vision.measure.datasets import datasets_root, load_labels
 
 
 def test_a_photo_fits_the_frame_whole_with_its_border_colour_beside_it() -> None:
@@ -47,7 +47,7 @@ def test_real_photos_at_the_devices_resolution_are_reported_by_the_loop() -> Non
     name = "epfl-iapr2022-poker-3000"
     if root is None or not (root / name).is_dir():
         pytest.skip("../shared/datasets not present")
-    from vision.detection import CameraRecogniser
+    from vision.recognise.detection import CameraRecogniser
 
     # Two dev photos (3000x2000) as a 1280x720 camera sees them: cards about 60 px wide.
     items = load_labels(Path(root) / name, split="dev")[:2]

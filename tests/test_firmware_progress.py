@@ -1,10 +1,10 @@
-"""firmware.progress: a long command's progress, one rewritten line on a terminal."""
+"""firmware.commands.progress: a long command's progress, one rewritten line on a terminal."""
 
 from __future__ import annotations
 
 import io
 
-from firmware.progress import Progress
+from firmware.commands.progress import Progress
 
 
 class Terminal(io.StringIO):

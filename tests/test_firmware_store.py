@@ -1,4 +1,5 @@
-"""firmware.store: durable events, exact resume, honest undo, and recovery from damage."""
+"""firmware.store.eventstore: durable events, exact resume, honest undo, and recovery from
+damage."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import pytest
 from engine.game import Game
 from engine.records import LogError
 from engine.simulate import simulate_game, simulate_match
-from firmware.store import EventStore, StoreDamagedError, StoreError
+from firmware.store.eventstore import EventStore, StoreDamagedError, StoreError
 
 PLAYERS = ["Ann", "Bob"]
 
@@ -315,7 +316,7 @@ def test_a_truncated_wal_keeps_every_commit_before_the_cut(tmp_path: Path) -> No
 CHILD = textwrap.dedent("""
     import json, random, sys
     from engine.simulate import simulate_match
-    from firmware.store import EventStore
+    from firmware.store.eventstore import EventStore
 
     path, seed = sys.argv[1], int(sys.argv[2])
     log = simulate_match(random.Random(seed), ["Ann", "Bob"], games=2)
@@ -587,7 +588,7 @@ def test_damage_only_quick_check_sees_is_repaired_and_nothing_lost(tmp_path: Pat
 
 def test_a_repair_fsyncs_the_folder_after_renaming_the_fresh_store_in(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import firmware.store as store_module
+    import firmware.store.eventstore as store_module
     path = tmp_path / "s.db"
     fill(path, simulate_game(random.Random(5), PLAYERS)[:10]).close()
     with sqlite3.connect(path) as conn:
@@ -654,8 +655,8 @@ def test_rows_after_an_unreadable_page_are_kept(tmp_path: Path, match_log) -> No
 
 
 def test_a_row_whose_checksum_holds_but_the_engine_refuses_is_damage(tmp_path: Path) -> None:
-    from firmware.store import _crc
-    from firmware.store_mark import mark_path
+    from firmware.store.eventstore import _crc
+    from firmware.store.mark import mark_path
 
     path = tmp_path / "s.db"
     events = simulate_game(random.Random(5), PLAYERS)[:12]
@@ -688,7 +689,7 @@ def test_a_damaged_game_result_in_history_is_rebuilt_from_the_events(tmp_path: P
 
 
 def test_a_recovery_is_said_to_the_table_in_words(tmp_path: Path) -> None:
-    from firmware.store import LostEvent, Recovery
+    from firmware.store.eventstore import LostEvent, Recovery
 
     kept_all = Recovery(tmp_path / "e", tmp_path / "e.damaged", 40, None, "torn -wal")
     assert kept_all.words().endswith("repaired: every event was kept.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.store_mark import Mark, MarkFile, read_mark
+from firmware.store.mark import Mark, MarkFile, read_mark
 
 BLOCK = 4096
 LAST_ID_AT = 16  # after the magic (8 bytes) and the sequence (8 bytes)

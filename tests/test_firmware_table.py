@@ -1,4 +1,4 @@
-"""TableFlow: what each thing done at the table turns into (firmware/table.py)."""
+"""TableFlow: what each thing done at the table turns into (firmware/table/flow.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import pytest
 
 from engine.cards import Card
 from engine.game import Game
-from firmware.loop import apply_outcome
-from firmware.names import PlayerNameError
-from firmware.store import Appended, StoredEvent, StoreError
-from firmware.table import (
+from firmware.device.loop import apply_outcome
+from firmware.store.eventstore import Appended, StoredEvent, StoreError
+from firmware.table.flow import (
     ButtonAction,
     Feedback,
     ManualCard,
@@ -24,7 +23,8 @@ from firmware.table import (
     Tick,
     UnknownCard,
 )
-from vision.tracker import (
+from firmware.table.names import PlayerNameError
+from vision.live.tracker import (
     CameraBack,
     CameraLost,
     CardAppeared,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from test_firmware_table import dealt, game_near_the_end, texts
 
 from engine.cards import Card
-from firmware.table import CorrectCard
+from firmware.table.flow import CorrectCard
 
 
 def test_a_card_corrected_on_the_phone_says_every_score_that_changed() -> None:

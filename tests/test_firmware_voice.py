@@ -1,4 +1,4 @@
-"""Spoken counts (firmware/voice.py): one sentence at a time, never raising into the loop."""
+"""Spoken counts (firmware/device/voice.py): one sentence at a time, never raising into the loop."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from firmware.config import VoiceConfig
-from firmware.voice import Voice, VoiceUnavailableError, _popen
+from firmware.device.config import VoiceConfig
+from firmware.device.voice import Voice, VoiceUnavailableError, _popen
 
 
 class FakeProcess:

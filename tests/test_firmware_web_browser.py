@@ -27,9 +27,9 @@ from test_vision_focus import blurred, scene  # noqa: E402
 from webrig import PIN, Device  # noqa: E402
 
 from engine.simulate import simulate_game  # noqa: E402
-from firmware.commands.demo import Step, table_script  # noqa: E402
+from firmware.demo.scripted_table import Step, table_script  # noqa: E402
 from firmware.web.server import WebServer, create_app  # noqa: E402
-from vision.focus import FocusMeter  # noqa: E402
+from vision.recognise.focus import FocusMeter  # noqa: E402
 
 pytestmark = pytest.mark.slow
 expect = sync_api.expect

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from firmware.config import DeviceConfigError, WebConfig, load_device_config, parse_device_config
+from firmware.device.config import (
+    DeviceConfigError,
+    WebConfig,
+    load_device_config,
+    parse_device_config,
+)
 from firmware.web.address import HostError, check_host, is_local_address, is_local_name
 from firmware.web.inputs import TableSettings
 from firmware.web.settings import SettingsFile, settings_path

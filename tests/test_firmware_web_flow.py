@@ -14,11 +14,18 @@ from engine.cards import Card
 from engine.game import Game
 from engine.show import score_show
 from engine.words import card_words
-from firmware.commands.demo import Step
-from firmware.table import ButtonAction, CorrectCard, ManualCard, ManualSpread, NewMatch, TableFlow
+from firmware.demo.scripted_table import Step
+from firmware.table.flow import (
+    ButtonAction,
+    CorrectCard,
+    ManualCard,
+    ManualSpread,
+    NewMatch,
+    TableFlow,
+)
 from firmware.web.hub import Reply
 from firmware.web.snapshot import revision
-from vision.tracker import CardAppeared
+from vision.live.tracker import CardAppeared
 
 
 def ask(device: Device, *items: Any, nonce: str, rev: str | None = None) -> Reply:

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from firmware.table import ButtonAction
+from firmware.table.flow import ButtonAction
 from firmware.web.hub import BusyError, Hub, HubClosedError, ReplayedError, Reply
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from engine.cards import Card
-from firmware.table import ButtonAction, CorrectCard, ManualCard, ManualSpread, NewMatch
+from firmware.table.flow import ButtonAction, CorrectCard, ManualCard, ManualSpread, NewMatch
 from firmware.web.inputs import InputError, check_settings, parse_change
 
 TABLE: dict[str, Any] = {"players": ["Ann", "Bob"],

@@ -26,8 +26,8 @@ with warnings.catch_warnings():  # newer Starlette would rather have the httpx2 
 from mqttbroker import free_port  # noqa: E402
 from webrig import PIN, Device, scripted_game, starter_step  # noqa: E402
 
-from firmware.cli import main  # noqa: E402
-from firmware.store import EventStore  # noqa: E402
+from firmware.commands.cli import main  # noqa: E402
+from firmware.store.eventstore import EventStore  # noqa: E402
 from firmware.web.inputs import TableSettings  # noqa: E402
 from firmware.web.pins import client_key  # noqa: E402
 from firmware.web.server import MAX_BODY, PinGuard, WebServer, create_app, new_pin  # noqa: E402

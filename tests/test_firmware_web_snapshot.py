@@ -11,7 +11,7 @@ from logdsl import log, play
 
 from engine.game import Game
 from engine.simulate import simulate_game
-from firmware.store import EventStore
+from firmware.store.eventstore import EventStore
 from firmware.web.snapshot import BoardLimits, TableView, hex_colour, revision, table_snapshot
 
 COLOURS = ((0, 114, 178), (230, 159, 0), (0, 158, 115))

@@ -61,7 +61,7 @@ def test_unit_says_what_the_device_needs() -> None:
     assert keys["SupplementaryGroups"] == "gpio video spi leds audio"
     assert keys["ExecStart"] == f"{EXEC} run --config /etc/cribbage-board/config.toml"
     assert keys["WorkingDirectory"] == "/var/lib/cribbage-board"
-    assert keys["StateDirectory"] == "cribbage-board"  # firmware.config reads $STATE_DIRECTORY
+    assert keys["StateDirectory"] == "cribbage-board"  # device.config reads it
     assert keys["WantedBy"] == "multi-user.target"
     # Anything that would hide or filter /dev breaks GPIO, SPI and the camera.
     for key in ("PrivateDevices", "DevicePolicy", "DeviceAllow", "ProtectClock",
@@ -110,7 +110,7 @@ def test_club_unit_serves_the_standings_from_its_env_file() -> None:
     env = dict(line.split("=", 1) for line in (SYSTEMD / "club.env.example").read_text()
                .splitlines() if line and not line.startswith("#"))
     assert set(env) == {"CLUB_BROKER", "CLUB_PORT", "CLUB_OPTIONS"}
-    from firmware.cli import build_parser
+    from firmware.commands.cli import build_parser
 
     args = build_parser().parse_args(["club", "serve", "--broker", env["CLUB_BROKER"], "--db",
                                       "x.sqlite3", "--port", env["CLUB_PORT"],

@@ -1,4 +1,4 @@
-"""The camera check (``vision.camera_check``, ``calibrate --check``): cards measured in pixels,
+"""The camera check (``vision.live.camera_check``, ``calibrate --check``): cards measured in pixels,
 a verdict in words, and what to change."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from firmware.cli import main
-from vision.camera_check import GOOD_CARD_PX, MIN_CARD_PX, card_heights, check_camera
+from firmware.commands.cli import main
+from vision.live.camera_check import GOOD_CARD_PX, MIN_CARD_PX, card_heights, check_camera
 
 
 def card(x: float, y: float, h: float) -> list[tuple[float, float]]:

@@ -1,4 +1,4 @@
-"""The drawn table's camera (vision.camera_model): each effect measured for what it does."""
+"""The drawn table's camera (vision.drawn.camera_model): each effect measured for what it does."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.camera_model import (
+from vision.drawn.camera_model import (
     CAMERA_MODULE_3,
     CameraModel,
     CameraModelError,
@@ -25,7 +25,7 @@ from vision.camera_model import (
     sharpness,
     uneven_gain,
 )
-from vision.scene import SceneRenderer, SceneSettings, Script, TableLayout
+from vision.drawn.scene import SceneRenderer, SceneSettings, Script, TableLayout
 
 
 def card_image(size: tuple[int, int] = (160, 120)) -> np.ndarray:

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.candidates
-from vision.candidates import (
+import vision.recognise.candidates as candidates_module
+from vision.recognise.candidates import (
     PATCH_SIZE,
     Glyphs,
     channel_extremes,
@@ -132,7 +132,7 @@ def test_a_suit_glued_to_a_printed_line_is_cut_free_and_pairs_with_its_rank() ->
 
 def test_without_cutting_the_glued_suit_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
     # The counterpart of the test above: the frame swallows the suit unless it is cut free.
-    monkeypatch.setattr(vision.candidates, "LINE_WORK_FILL", 0.0)
+    monkeypatch.setattr(candidates_module, "LINE_WORK_FILL", 0.0)
     img, suit = framed_index(glued=True)
     assert len(glyph_near(find_glyphs(img.min(axis=2), bright=False), suit)) == 0
 
@@ -148,9 +148,9 @@ def test_a_free_suit_and_bare_line_work_are_found_once() -> None:
     # sparse and small enough to be line work that the opening is tried on.
     ink = img[first:last + 1, first:last + 1].min(axis=2) < 128
     side, short = max(ink.shape), min(img.shape[:2])
-    assert vision.candidates.MAX_GLYPH * short < side
-    assert side <= vision.candidates.LINE_WORK_SIZE * vision.candidates.MAX_GLYPH * short
-    assert ink.mean() < vision.candidates.LINE_WORK_FILL
+    assert candidates_module.MAX_GLYPH * short < side
+    assert side <= candidates_module.LINE_WORK_SIZE * candidates_module.MAX_GLYPH * short
+    assert ink.mean() < candidates_module.LINE_WORK_FILL
     glyphs = find_glyphs(img.min(axis=2), bright=False)
     assert len(glyph_near(glyphs, suit)) == 1
     assert not ((glyphs.centroids[:, 0] < 270) & (glyphs.centroids[:, 1] < 270)).any()
@@ -174,7 +174,7 @@ def test_a_turned_index_pairs_although_its_boxes_overstate_it() -> None:
 
 def test_without_easing_the_turned_index_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     # The counterpart of the test above: the boxes alone put the two glyphs too close.
-    monkeypatch.setattr(vision.candidates, "TURNED_BOX_EASING", 0.0)
+    monkeypatch.setattr(candidates_module, "TURNED_BOX_EASING", 0.0)
     ranks, suits = pair_glyphs(turned_close_up_index())
     assert (0, 1) not in set(zip(ranks.tolist(), suits.tolist(), strict=True))
 
@@ -193,7 +193,7 @@ def framed_picture_blob() -> tuple[int, float]:
 def glued_suit_beside_a_picture(monkeypatch: pytest.MonkeyPatch) -> tuple[Glyphs, np.ndarray]:
     """``framed_index`` with a picture: its glyphs, with glyphs parted only by an opening (the
     stricter contrast, which would also part it, is out of reach), and those by its suit."""
-    monkeypatch.setattr(vision.candidates, "STRICT_CONTRAST", 255)
+    monkeypatch.setattr(candidates_module, "STRICT_CONTRAST", 255)
     img, suit = framed_index(glued=True, picture=True)
     glyphs = find_glyphs(img.min(axis=2), bright=False)
     return glyphs, glyph_near(glyphs, suit)
@@ -205,8 +205,8 @@ def test_a_suit_glued_to_a_frame_round_a_solid_picture_is_cut_free(
     # A court's frame with its picture fills far more of its box than bare line work, and is
     # too big to be a glyph: it is opened too.
     size, fill = framed_picture_blob()
-    assert size > vision.candidates.MAX_GLYPH * 720
-    assert vision.candidates.LINE_WORK_FILL < fill < vision.candidates.OVERSIZED_LINE_WORK_FILL
+    assert size > candidates_module.MAX_GLYPH * 720
+    assert candidates_module.LINE_WORK_FILL < fill < candidates_module.OVERSIZED_LINE_WORK_FILL
     glyphs, found = glued_suit_beside_a_picture(monkeypatch)
     assert len(found) == 1
     ranks, suits = pair_glyphs(glyphs)
@@ -217,8 +217,8 @@ def test_a_suit_glued_to_a_frame_round_a_solid_picture_is_cut_free(
 def test_opening_only_sparse_line_work_loses_the_suit_beside_a_picture(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(vision.candidates, "OVERSIZED_LINE_WORK_FILL",
-                        vision.candidates.LINE_WORK_FILL)  # the rule before 2026-11-23
+    monkeypatch.setattr(candidates_module, "OVERSIZED_LINE_WORK_FILL",
+                        candidates_module.LINE_WORK_FILL)  # the rule before 2026-11-23
     assert len(glued_suit_beside_a_picture(monkeypatch)[1]) == 0
 
 
@@ -239,7 +239,7 @@ def bridged_index(*, bridge_level: int) -> tuple[np.ndarray, tuple[float, float]
 
 def faint_bridge_level() -> int:
     """A grey that is ink at ``MIN_CONTRAST`` from white paper, but not at ``STRICT_CONTRAST``."""
-    return 255 - (vision.candidates.MIN_CONTRAST + vision.candidates.STRICT_CONTRAST) // 2
+    return 255 - (candidates_module.MIN_CONTRAST + candidates_module.STRICT_CONTRAST) // 2
 
 
 def the_rank(glyphs: Glyphs) -> np.ndarray:
@@ -273,7 +273,7 @@ def test_without_the_strict_contrast_the_bridged_rank_is_lost(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # The counterpart of the test above: the pip swallows the rank unless it is parted.
     level = faint_bridge_level()
-    monkeypatch.setattr(vision.candidates, "STRICT_CONTRAST", 255)
+    monkeypatch.setattr(candidates_module, "STRICT_CONTRAST", 255)
     img, _ = bridged_index(bridge_level=level)
     assert not the_rank(find_glyphs(img.min(axis=2), bright=False)).any()
 
@@ -282,7 +282,7 @@ def test_without_the_strict_contrast_the_bridged_rank_is_lost(
 
 
 def test_a_known_card_height_sets_the_scale_whatever_the_frames_size() -> None:
-    from vision.candidates import CARD_READ_PX, reading
+    from vision.recognise.candidates import CARD_READ_PX, reading
 
     # A card CARD_READ_PX tall is read as it comes, in a whole frame or a crop of it ...
     whole, crop = reading((1296, 2304), card_px=CARD_READ_PX), reading((400, 500),
@@ -294,14 +294,14 @@ def test_a_known_card_height_sets_the_scale_whatever_the_frames_size() -> None:
     assert reading((200, 200), card_px=90.0) == reading((1440, 2560), card_px=90.0)
     # ... but for the contrast floor, lower where enlarging smears the strokes.
     shrunk, enlarged = reading((720, 1280), card_px=300.0), reading((720, 1280), card_px=90.0)
-    assert shrunk.limits.min_contrast == vision.candidates.MIN_CONTRAST
-    assert enlarged.limits.min_contrast == vision.candidates.SMALL_FRAME_MIN_CONTRAST
+    assert shrunk.limits.min_contrast == candidates_module.MIN_CONTRAST
+    assert enlarged.limits.min_contrast == candidates_module.SMALL_FRAME_MIN_CONTRAST
     assert (dataclasses.replace(shrunk.limits, min_contrast=0)
             == dataclasses.replace(enlarged.limits, min_contrast=0))
 
 
 def test_without_a_card_height_the_frames_own_size_sets_the_scale() -> None:
-    from vision.candidates import reading
+    from vision.recognise.candidates import reading
 
     assert reading((1440, 2560)).scale == 0.75  # shrunk to 1080 high
     assert reading((1080, 1920)).scale == 1.0
@@ -311,7 +311,7 @@ def test_without_a_card_height_the_frames_own_size_sets_the_scale() -> None:
 
 @pytest.mark.parametrize("card_px", [0, -90.0, float("nan"), float("inf"), True])
 def test_a_card_height_that_is_no_size_is_refused_by_name(card_px: float) -> None:
-    from vision.candidates import ScaleError
+    from vision.recognise.candidates import ScaleError
 
     with pytest.raises(ScaleError, match=rf"card_px must be a positive number of pixels, "
                                          rf"not {card_px!r}"):
@@ -325,7 +325,7 @@ def test_a_card_read_in_a_tight_and_a_loose_crop_gives_the_same_candidates() -> 
     cx, cy = 1152, 648
     tight = frame[cy - 150:cy + 150, cx - 140:cx + 140]  # 280 x 300
     loose = frame[cy - 500:cy + 500, cx - 560:cx + 560]  # 1120 x 1000: no enlargement
-    from vision.candidates import CARD_READ_PX, reading
+    from vision.recognise.candidates import CARD_READ_PX, reading
 
     assert reading(tight.shape).limits != reading(loose.shape).limits
     a, b = (find_candidates(c, card_px=CARD_READ_PX) for c in (tight, loose))

@@ -1,4 +1,4 @@
-"""vision.cardart: drawn card faces and backs look like a real deck and are reproducible."""
+"""vision.drawn.cardart: drawn card faces and backs look like a real deck and are reproducible."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.cards import Card, Rank, Suit
-from vision.cardart import (
+from vision.drawn.cardart import (
     CARD_ASPECT,
     CardArtError,
     CardStyle,
@@ -50,7 +50,7 @@ def test_both_corner_indices_carry_the_same_ink(text: str) -> None:
 
 
 def test_a_back_shows_no_index_and_no_card() -> None:
-    from vision.detection import recognise
+    from vision.recognise.detection import recognise
 
     back = render_back(height=150, style=STYLE)
     table = np.full((720, 1280, 3), (40, 90, 50), np.uint8)

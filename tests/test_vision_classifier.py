@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from engine.cards import Card
-from vision.classifier import (
+from vision.recognise.classifier import (
     MODEL_PATH,
     OTHER_OPINIONS_FLOOR,
     PatchScores,
@@ -117,7 +117,7 @@ def test_missing_weights_is_an_os_error(tmp_path) -> None:  # type: ignore[no-un
 
 def test_onnxruntime_and_opencv_dnn_agree() -> None:
     pytest.importorskip("onnxruntime")
-    from vision.classifier import _opencv_runner, load_model, normalise
+    from vision.recognise.classifier import _opencv_runner, load_model, normalise
 
     rng = np.random.default_rng(0)
     batch = normalise(rng.integers(0, 256, (7, 32, 32, 3), dtype=np.uint8))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.cards import Card
-from vision.datasets import (
+from vision.measure.datasets import (
     TEST_PERCENT,
     datasets_root,
     held_out_names,
@@ -112,7 +112,7 @@ def test_load_labels_refuses_entries_that_leave_the_folder_or_are_not_names(
 
 def test_vision_eval_on_a_label_outside_the_folder_is_one_line(tmp_path: Path,
                                                                 capsys) -> None:
-    from firmware.cli import main
+    from firmware.commands.cli import main
 
     (tmp_path / "labels.json").write_text(
         '{"images": [{"file": "../../etc/passwd", "cards": ["5H"]}]}')

@@ -8,12 +8,12 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.candidates
+import vision.recognise.candidates
 from engine.cards import Card
-from vision.candidates import IndexCandidates
-from vision.classifier import PatchScores
-from vision.datasets import datasets_root
-from vision.detection import (
+from vision.measure.datasets import datasets_root
+from vision.recognise.candidates import IndexCandidates
+from vision.recognise.classifier import PatchScores
+from vision.recognise.detection import (
     CORROBORATED_FLOOR,
     DEFAULT_MIN_CONFIDENCE,
     Detection,
@@ -103,7 +103,7 @@ def test_a_close_up_corner_is_read() -> None:
 
 def test_glyphs_past_the_size_limit_are_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
     # The counterpart of the test above: below the close-up's glyph size the index is lost.
-    monkeypatch.setattr(vision.candidates, "MAX_GLYPH", 0.13)
+    monkeypatch.setattr(vision.recognise.candidates, "MAX_GLYPH", 0.13)
     assert found(close_up()) == set()
 
 
@@ -164,7 +164,7 @@ UNSURE = (CORROBORATED_FLOOR + DEFAULT_MIN_CONFIDENCE) / 2
 def _unsure_fives(monkeypatch: pytest.MonkeyPatch, corners: int) -> list[Detection]:
     """recognise() on ``corners`` far-apart indices that each read 5H between the floor a
     corroborated reading needs and the floor a lone one needs."""
-    import vision.detection as detection
+    import vision.recognise.detection as detection
 
     centres = np.array([[200.0, 200.0], [900.0, 500.0]])[:corners]
     down = np.tile([0.0, 1.0], (corners, 1)).astype(np.float32)
@@ -218,7 +218,7 @@ def test_real_photos_test_split(name: str) -> None:
     root = datasets_root()
     if root is None or not (root / name).is_dir():
         pytest.skip("../shared/datasets not present")
-    from vision.evaluate import evaluate
+    from vision.measure.evaluate import evaluate
 
     result = evaluate(root / name, split="test")
     for key, floor in REAL_FLOORS[name].items():

@@ -8,8 +8,8 @@ import cv2
 import pytest
 from benchscripts import load_benchmark
 
-from vision.datasets import datasets_root, load_labels
-from vision.detection import CameraRecogniser
+from vision.measure.datasets import datasets_root, load_labels
+from vision.recognise.detection import CameraRecogniser
 
 geometry = load_benchmark("vision_device_geometry")
 EPFL = "epfl-iapr2022-poker-3000"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.cards import Card
-from vision.detection import Detection
-from vision.draw import KNOWN, UNKNOWN, draw_detections
+from vision.recognise.detection import Detection
+from vision.recognise.draw import KNOWN, UNKNOWN, draw_detections
 
 
 def test_draws_outline_and_leaves_input_alone() -> None:

@@ -1,5 +1,6 @@
-"""vision.focus: a frame's blur measured, sharpened back only when it is soft, and the camera's
-recogniser measuring it now and then; real dev photos out of focus (skipped without ../shared)."""
+"""vision.recognise.focus: a frame's blur measured, sharpened back only when it is soft, and the
+camera's recogniser measuring it now and then; real dev photos out of focus (skipped without
+../shared)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ import numpy as np
 import pytest
 from test_vision_detection import three_cards
 
-import vision.detection
-import vision.focus
+import vision.recognise.detection
+import vision.recognise.focus
 from engine.cards import Card
-from vision.datasets import LabelledImage, datasets_root, load_labels
-from vision.detection import CameraRecogniser, Detection, recognise
-from vision.focus import (
+from vision.measure.datasets import LabelledImage, datasets_root, load_labels
+from vision.recognise.detection import CameraRecogniser, Detection, recognise
+from vision.recognise.focus import (
     SHARPEN_BELOW,
     SHARPEN_FROM,
     SHARPENED_MIN_CONFIDENCE,
@@ -87,7 +88,7 @@ def test_a_given_measure_is_used_instead_of_measuring(monkeypatch: pytest.Monkey
     def no_measuring(image: np.ndarray) -> float:
         raise AssertionError("measured although the caller gave the blur")
 
-    monkeypatch.setattr(vision.focus, "blur_sigma", no_measuring)
+    monkeypatch.setattr(vision.recognise.focus, "blur_sigma", no_measuring)
     sharp = scene()
     assert refocus(sharp, 0.9) is sharp
     assert refocus(sharp, SHARPEN_FROM) is not sharp
@@ -108,7 +109,7 @@ def test_the_meter_measures_once_every_so_many_frames(monkeypatch: pytest.Monkey
         measured.append(float(image[0, 0, 0]))
         return float(image[0, 0, 0])
 
-    monkeypatch.setattr(vision.focus, "blur_sigma", measure)
+    monkeypatch.setattr(vision.recognise.focus, "blur_sigma", measure)
     meter = FocusMeter(every=3)
     frames = [np.full((4, 4, 3), k, np.uint8) for k in range(7)]
     assert [meter(f) for f in frames] == [0, 0, 0, 3, 3, 3, 6]
@@ -128,7 +129,7 @@ def test_the_camera_recogniser_reads_with_its_meters_measure(
         given.append(kwargs["blur"])  # type: ignore[arg-type]
         return []
 
-    monkeypatch.setattr(vision.detection, "recognise", reading)
+    monkeypatch.setattr(vision.recognise.detection, "recognise", reading)
     camera = CameraRecogniser(every=2)
     soft, sharp = blurred(scene(), 1.6), scene()
     for frame in (soft, sharp, sharp, soft):

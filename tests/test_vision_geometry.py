@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.geometry import points_in_quad
+from vision.recognise.geometry import points_in_quad
 
 # A card turned 30 degrees, its corners clockwise on screen (y down).
 TURN = np.deg2rad(30)

@@ -1,4 +1,4 @@
-"""vision.imagefile: a damaged photo is one line in words, silently, on either OpenCV."""
+"""vision.recognise.imagefile: a damaged photo is one line in words, silently, on either OpenCV."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from vision.imagefile import ImageFileError, _log_level, read_image
+from vision.recognise.imagefile import ImageFileError, _log_level, read_image
 
 
 def test_a_damaged_photo_is_said_in_words_and_opencv_stays_quiet(

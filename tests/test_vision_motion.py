@@ -1,4 +1,4 @@
-"""vision.motion: a still table costs no reading; a change is read once, when the hand has
+"""vision.live.motion: a still table costs no reading; a change is read once, when the hand has
 gone; a hand passing over reads nothing; the table's own art is never a laid card."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from engine.cards import Card
-from vision.detection import Detection
-from vision.motion import ChangeWatcher, Region, StreamReader, WatchSettings
-from vision.sources import Frame, watch_image
+from vision.live.motion import ChangeWatcher, Region, StreamReader, WatchSettings
+from vision.live.sources import Frame, watch_image
+from vision.recognise.detection import Detection
 
 SIZE = (1152, 648)  # the full frame; cards are 56x80, the 1/8 of its height the reader expects
 WATCH = (288, 162)
@@ -228,7 +228,7 @@ FULL = (2304, 1296)
 
 def paste(image: np.ndarray, card: Card, at: tuple[int, int], height: int) -> np.ndarray:
     """``image`` with ``card`` drawn on it, ``height`` pixels tall, its top-left at ``at``."""
-    from vision.cardart import CardStyle, render_card
+    from vision.drawn.cardart import CardStyle, render_card
 
     face = render_card(card, height=height, style=CardStyle())
     out = image.copy()
@@ -249,7 +249,7 @@ def printed_mat() -> np.ndarray:
 
 def photo_mat() -> np.ndarray:
     """An EPFL-3000 table photo with eleven real cards, cut to the 2304x1296 frame."""
-    from vision.datasets import datasets_root
+    from vision.measure.datasets import datasets_root
 
     root = datasets_root()
     path = None if root is None else root / "epfl-iapr2022-poker-3000" / "train_01.jpg"
@@ -269,7 +269,7 @@ def photo_mat() -> np.ndarray:
 ])
 def test_cards_of_the_table_art_are_never_reported_and_a_card_laid_is(
         mat: object, laid_at: tuple[int, int]) -> None:
-    from vision.detection import CameraRecogniser
+    from vision.recognise.detection import CameraRecogniser
 
     table_art = mat()  # type: ignore[operator]
     recognise = CameraRecogniser()
@@ -313,15 +313,15 @@ def test_the_device_loop_reads_where_the_table_changed_and_the_tracker_sees_the_
         tmp_path: object) -> None:
     from pathlib import Path
 
-    from firmware.commands.demo import SteppedClock
-    from firmware.loop import DeviceLoop
-    from firmware.store import EventStore
-    from firmware.table import TableFlow
+    from firmware.demo.scripted_table import SteppedClock
+    from firmware.device.loop import DeviceLoop
+    from firmware.store.eventstore import EventStore
+    from firmware.table.flow import TableFlow
     from hardware.layout import per_side_tracks
     from hardware.render import Renderer
     from hardware.strips.simulator import SimulatorStrip
-    from vision.tracker import CardAppeared, CardTracker, TableEvent
-    from vision.zones import TableZones, Zone
+    from vision.live.tracker import CardAppeared, CardTracker, TableEvent
+    from vision.live.zones import TableZones, Zone
 
     events: list[TableEvent] = []
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from test_vision_detection import table, three_cards
 
-import vision.photo as photo_module
+import vision.recognise.photo as photo_module
 from engine.cards import Card
-from vision.detection import Detection, card_outline, recognise
-from vision.photo import recognise_photo
+from vision.recognise.detection import Detection, card_outline, recognise
+from vision.recognise.photo import recognise_photo
 from vision.training.synth import place, render_card
 
 # A fan of ten cards turned upside down, each showing little more than its corner

@@ -1,4 +1,5 @@
-"""vision.scene: scripted table frames, their ground truth, and the real pipeline run on them."""
+"""vision.drawn.scene: scripted table frames, their ground truth, and the real pipeline run on
+them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from engine.cards import Card
 from engine.simulate import deal_cards
-from vision.scene import (
+from vision.drawn.scene import (
     CRIB,
     STARTER,
     SceneError,
@@ -21,8 +22,8 @@ from vision.scene import (
     read_truth,
     write_sequence,
 )
-from vision.sources import ReplaySource
-from vision.tracker import CardAppeared, CardTracker
+from vision.live.sources import ReplaySource
+from vision.live.tracker import CardAppeared, CardTracker
 
 PLAYERS = ("Ann", "Bob")
 QUICK = SceneSettings(frames_per_step=2, hand_frames=1)
@@ -135,7 +136,7 @@ def test_bad_settings_are_named() -> None:
 
 def run_pipeline(seed: int) -> tuple[list[tuple[CardAppeared, bool]], int]:
     """Tracker events over a drawn deal, (event, right?), and how many appearances were due."""
-    from vision.detection import recognise
+    from vision.recognise.detection import recognise
 
     s = script(seed)
     settings = SceneSettings(frames_per_step=4, hand_frames=1)
@@ -162,7 +163,7 @@ def test_recogniser_and_tracker_follow_a_drawn_deal() -> None:
     wrong = [e for e, right in events if not right]
     assert not wrong, wrong
     recall = sum(right for _, right in events) / due
-    # Observed with the committed recogniser on deals drawn by vision.cardart (seeds 1-6, 21
+    # Observed with the committed recogniser on deals drawn by vision.drawn.cardart (seeds 1-6, 21
     # appearances each): recall 0.76-0.90, 0.90 for this seed, never a wrong card. The misses
     # are cards half under the laying hand or deep in a fan. Raise this floor as it improves.
     assert recall >= 0.8, (recall, events)

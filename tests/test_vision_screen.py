@@ -8,9 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.candidates import find_candidates
-from vision.classifier import PatchScores, classify
-from vision.screen import IndexScreen, load_screen, screen_features
+from vision.recognise.candidates import find_candidates
+from vision.recognise.classifier import PatchScores, classify
+from vision.recognise.screen import IndexScreen, load_screen, screen_features
 from vision.training.screen import fit_perceptron
 from vision.training.synth import place, render_card, render_index, render_negative
 

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.sources import (
+from vision.live.sources import (
     CameraUnavailableError,
     OpenCVSource,
     Picamera2Source,

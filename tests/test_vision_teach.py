@@ -1,4 +1,4 @@
-"""Deck teaching (``vision.deck``, ``cribbage-board vision teach``) on drawn decks."""
+"""Deck teaching (``vision.recognise.deck``, ``cribbage-board vision teach``) on drawn decks."""
 
 from __future__ import annotations
 
@@ -10,11 +10,20 @@ import numpy as np
 import pytest
 
 from engine.cards import Card, parse_cards
-from firmware.cli import main
-from firmware.config import parse_device_config
-from vision.cardart import CardStyle
-from vision.classifier import RANKS, SUITS, PatchScores, classify, embed, load_model, normalise
-from vision.deck import (
+from firmware.commands.cli import main
+from firmware.device.config import parse_device_config
+from vision.drawn.cardart import CardStyle
+from vision.drawn.deck_lab import LAB_DECKS, DrawnDeck, deal_renderer, layout_photo, suit_photos
+from vision.recognise.classifier import (
+    RANKS,
+    SUITS,
+    PatchScores,
+    classify,
+    embed,
+    load_model,
+    normalise,
+)
+from vision.recognise.deck import (
     DeckError,
     DeckProfile,
     TeachPhoto,
@@ -22,8 +31,7 @@ from vision.deck import (
     suit_cards,
     teach,
 )
-from vision.deck_lab import LAB_DECKS, DrawnDeck, deal_renderer, layout_photo, suit_photos
-from vision.detection import DEFAULT_MIN_CONFIDENCE, recognise
+from vision.recognise.detection import DEFAULT_MIN_CONFIDENCE, recognise
 
 FRENCH = LAB_DECKS["french-four-colour"]
 PLAIN = LAB_DECKS["plain"]
@@ -66,8 +74,8 @@ def test_a_card_shaped_stretch_of_bare_table_is_not_counted(
         french_photos: list[TeachPhoto], monkeypatch: pytest.MonkeyPatch) -> None:
     # Table seen between two cards lying close can be enclosed by their edges into a quad
     # of a card's proportions; it shows no corner index, so it is not one of the cards.
-    import vision.deck as deck_module
-    from vision.whole_cards import CardQuad, find_card_quads
+    import vision.recognise.deck as deck_module
+    from vision.recognise.whole_cards import CardQuad, find_card_quads
 
     gap = CardQuad(np.array([[20, 10], [68, 10], [68, 80], [20, 80]], np.float32))
     monkeypatch.setattr(deck_module, "find_card_quads",
@@ -297,7 +305,7 @@ def test_a_card_read_surely_as_another_that_reads_right_in_its_own_place_is_taug
     """A deck may print a card so that the network reads it surely as another (a real French
     deck's "D" for the queen, read as a 10). When that other card reads right in its own place
     too, the layout is right: the card is taught, not refused as a wrong order."""
-    import vision.deck as deck_module
+    import vision.recognise.deck as deck_module
 
     nine, eight = RANKS.index(Card.parse("9S").rank), RANKS.index(Card.parse("8S").rank)
 
@@ -324,7 +332,7 @@ def test_a_card_read_surely_as_one_laid_in_another_photo_is_taught_when_that_rea
     """A deck whose spade prints like a club: its 10S reads surely as the 10C. Taught with
     the clubs, where the 10C reads right in its own place, that is the deck's way of
     printing it; taught alone, nothing shows where the 10C lies, so the order is doubted."""
-    import vision.deck as deck_module
+    import vision.recognise.deck as deck_module
 
     ten, spades, clubs = (RANKS.index(Card.parse("10S").rank), SUITS.index(Card.parse("10S").suit),
                           SUITS.index(Card.parse("10C").suit))
@@ -378,8 +386,8 @@ def test_a_drawn_deck_can_lay_a_real_decks_faces() -> None:
 
 
 def test_a_layout_keeps_the_quads_that_lie_in_view_at_the_cards_size() -> None:
-    from vision.deck import _laid_in_view
-    from vision.whole_cards import CardQuad
+    from vision.recognise.deck import _laid_in_view
+    from vision.recognise.whole_cards import CardQuad
 
     def quad(x: float, y: float, w: float = 100, h: float = 140) -> CardQuad:
         return CardQuad(np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32))

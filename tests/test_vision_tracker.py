@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from engine.cards import Card
-from vision.tracker import (
+from vision.live.tracker import (
     CameraBack,
     CameraLost,
     CardAppeared,
@@ -17,7 +17,7 @@ from vision.tracker import (
     TrackerSettings,
     ZoneComplete,
 )
-from vision.zones import TableZones
+from vision.live.zones import TableZones
 
 FPS = 30
 DT = 1 / FPS

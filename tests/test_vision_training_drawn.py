@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.cards import Card, Rank
-from vision.candidates import find_candidates
-from vision.cardart import CardStyle, render_card
-from vision.scene import TruthCard
+from vision.drawn.cardart import CardStyle, render_card
+from vision.drawn.scene import TruthCard
+from vision.recognise.candidates import find_candidates
 from vision.training.drawn import NOT_INDEX, _label_frame, drawn_boxes, harvest_scenes
 from vision.training.harvest import card_labels
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from engine.cards import Card, Rank
-from vision.cardart import CARD_ASPECT, CardStyle, index_boxes, render_card
+from vision.drawn.cardart import CARD_ASPECT, CardStyle, index_boxes, render_card
 from vision.training.drawn import NOT_INDEX, harvest_scenes
 from vision.training.facedecks import (
     FaceDeck,

@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 
 from engine.cards import Card, Suit
-from vision.cardart import suit_polygons
-from vision.classifier import classify
-from vision.deck import suit_cards
-from vision.deck_lab import LAB_DECKS, layout_photo
-from vision.detection import recognise
-from vision.training.synth import place, render_card
-from vision.whole_cards import (
+from vision.drawn.cardart import suit_polygons
+from vision.drawn.deck_lab import LAB_DECKS, layout_photo
+from vision.recognise.classifier import classify
+from vision.recognise.deck import suit_cards
+from vision.recognise.detection import recognise
+from vision.recognise.whole_cards import (
     CANON_H,
     CANON_W,
     _warp,
@@ -22,6 +21,7 @@ from vision.whole_cards import (
     find_card_quads,
     read_card,
 )
+from vision.training.synth import place, render_card
 
 TABLE = (60, 110, 150)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from vision.zones import (
+from vision.live.zones import (
     TableZones,
     Zone,
     ZoneError,

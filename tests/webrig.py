@@ -10,10 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from engine.simulate import simulate_game
-from firmware.commands.demo import BlankCamera, ScriptedTracker, Step, SteppedClock, table_script
-from firmware.loop import DeviceLoop
-from firmware.store import EventStore
-from firmware.table import Feedback, TableFlow, TableInput
+from firmware.demo.scripted_table import (
+    BlankCamera,
+    ScriptedTracker,
+    Step,
+    SteppedClock,
+    table_script,
+)
+from firmware.device.loop import DeviceLoop
+from firmware.store.eventstore import EventStore
+from firmware.table.flow import Feedback, TableFlow, TableInput
 from firmware.web.hub import Hub, Snapshot
 from hardware.layout import per_side_tracks
 from hardware.render import Renderer
@@ -83,7 +89,7 @@ class Device:
 
     def play(self, steps: Sequence[Step]) -> None:
         """Scripted table moments, one loop turn each (buttons are fed like the demo)."""
-        from firmware.table import ButtonAction
+        from firmware.table.flow import ButtonAction
 
         for step in steps:
             with self.lock:
@@ -161,7 +167,7 @@ def scripted_game(players: Sequence[str] = ("Ann", "Bob"), rules: dict[str, Any]
 
 
 def starter_step(steps: Sequence[Step]) -> int:
-    from vision.tracker import CardAppeared
+    from vision.live.tracker import CardAppeared
 
     return next(i for i, s in enumerate(steps) if s.seen and
                 isinstance(s.seen[0], CardAppeared) and s.seen[0].zone == "starter")

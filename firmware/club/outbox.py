@@ -12,7 +12,7 @@ the loop's store is untouched.
 
 The store's id on the wire is made once, from the board's name and the store's
 first row, and kept here, so renaming the board later changes nothing. A recovered
-store (``firmware.store``) is copied without these tables: it takes the id again
+store (``firmware.store.eventstore``) is copied without these tables: it takes the id again
 from the damaged original the repair keeps beside it (``NAME.damaged-STAMP``),
 so a board renamed before its store was repaired is still the same store to the
 club server; where that copy cannot be read it makes the same id again from its
@@ -31,7 +31,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from firmware.store import damaged_copies
+from firmware.store.eventstore import damaged_copies
 
 __all__ = ["Outbox", "OutboxRow", "Pending", "store_id"]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.advise import rank_discards
 from engine.cards import format_cards, parse_cards
-from firmware.cli import print_json
+from firmware.commands.cli import print_json
 
 
 def register(subparsers: Any) -> None:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from firmware.cli import UsageError, print_json
+from firmware.commands.cli import UsageError, print_json
 
 if TYPE_CHECKING:
     from engine.game import Game
@@ -57,8 +57,8 @@ def board_title(name: str, game: Game, layout: Layout) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.output.suffix.lower() not in PICTURE_SUFFIXES:
         raise UsageError(f"cannot write {str(args.output)!r}: name a .png, .jpg or .jpeg file")
-    from firmware.files import replace_file
-    from firmware.gamelog import load_game
+    from firmware.commands.gamelog import load_game
+    from firmware.store.files import replace_file
     from hardware.config import BoardConfig, read_toml
     from hardware.layout import Layout
     from hardware.state import board_state_from_game

@@ -1,7 +1,7 @@
 """``cribbage-board calibrate``: find the table's zones from one frame of marker cards.
 
 ``--check`` instead measures the cards in view and says whether the camera's mount, lens and
-resolution make them big enough to read (``vision.camera_check``).
+resolution make them big enough to read (``vision.live.camera_check``).
 
 The players lay one agreed card in each area (seat i the ace of clubs,
 diamonds, hearts, spades in ``[game] players`` order; the king of hearts where
@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.cards import Card
-from firmware.camera_frame import add_source_arguments
-from firmware.files import replace_file
-from vision.zones import default_markers
+from firmware.device.camera_frame import add_source_arguments
+from firmware.store.files import replace_file
+from vision.live.zones import default_markers
 
 __all__ = ["register", "CalibrationError", "default_markers", "zones_toml",
            "replace_zones_table"]
@@ -84,20 +84,20 @@ def _frame(args: argparse.Namespace, config: Any) -> Any:
     if args.image is not None:
         if args.source is not None or args.path is not None:
             raise CalibrationError("give either --image FILE or --source/--path, not both")
-        from vision.imagefile import read_image
+        from vision.recognise.imagefile import read_image
 
         return read_image(args.image)
-    from firmware.camera_frame import grab_frame
+    from firmware.device.camera_frame import grab_frame
 
     return grab_frame(config, source=args.source, path=args.path)
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from firmware.cli import print_json
-    from firmware.config import load_device_config
-    from vision.camera_check import card_heights
-    from vision.detection import recognise
-    from vision.zones import TableZones
+    from firmware.commands.cli import print_json
+    from firmware.device.config import load_device_config
+    from vision.live.camera_check import card_heights
+    from vision.live.zones import TableZones
+    from vision.recognise.detection import recognise
 
     if args.check:
         return _check(args)
@@ -146,10 +146,10 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    """``calibrate --check``: the camera check (``vision.camera_check``) on one frame."""
-    from firmware.cli import print_json
-    from firmware.config import load_device_config
-    from vision.camera_check import card_outlines, check_camera
+    """``calibrate --check``: the camera check (``vision.live.camera_check``) on one frame."""
+    from firmware.commands.cli import print_json
+    from firmware.device.config import load_device_config
+    from vision.live.camera_check import card_outlines, check_camera
 
     if args.write or args.marker:
         raise CalibrationError("--check measures the cards in view; it takes no --write or "
@@ -233,7 +233,7 @@ def replace_zones_table(path: Path, section: Mapping[str, Any]) -> None:
     The new text goes to a temporary file beside the original, is loaded with
     ``load_device_config`` and compared, and only then replaces the original.
     """
-    from firmware.config import load_device_config
+    from firmware.device.config import load_device_config
 
     path = Path(path)
     original = path.read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from firmware.cli import UsageError, print_json
+from firmware.commands.cli import UsageError, print_json
 
 __all__ = ["register", "describe"]
 
@@ -85,7 +85,7 @@ def _roster(path: Path | None) -> Any:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from firmware import logs
+    from firmware.device import logs
 
     # Refused messages and resend requests are logged: under systemd with the journal's
     # priorities (``journalctl -u cribbage-club -p warning``: only the refusals).
@@ -96,7 +96,7 @@ def run_serve(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from firmware.club.server import ClubServer, serve_club
     from firmware.club.settings import TOPIC_PREFIX, check_topic_prefix, parse_broker
-    from firmware.notify import Notifier
+    from firmware.device.notify import Notifier
     from firmware.web.pins import is_pin
 
     broker = parse_broker(args.broker)
@@ -205,8 +205,8 @@ def run_round(args: argparse.Namespace) -> int:
 
 def run_publish(args: argparse.Namespace) -> int:
     from firmware.club.publisher import ClubPublisher
-    from firmware.config import load_device_config
-    from firmware.store import EventStore
+    from firmware.device.config import load_device_config
+    from firmware.store.eventstore import EventStore
 
     config = load_device_config(args.config)
     if config.club is None:

@@ -1,9 +1,9 @@
 """``cribbage-board demo``: a whole game played through the device's loop on a laptop.
 
 ``engine.simulate`` deals and plays a legal random game (the truth). By
-default (``--camera vision``) a drawn table films it: ``firmware.demo_table``
-scripts the cut and every deal with the game's true cards, ``vision.scene``
-draws the frames through a camera model (``vision.camera_model``: by default
+default (``--camera vision``) a drawn table films it: ``firmware.demo.camera_table``
+scripts the cut and every deal with the game's true cards, ``vision.drawn.scene``
+draws the frames through a camera model (``vision.drawn.camera_model``: by default
 a Camera Module 3 1.0 m over the table at 1280x720, cards 61x86 px; ``--camera
 ideal`` for the crisp drawing), and the real ``DeviceLoop`` reads them with the real
 recogniser and ``CardTracker``, then the real ``TableFlow``, event store,
@@ -28,176 +28,19 @@ import argparse
 import random
 import sys
 import tempfile
-from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from engine.cards import Card
 from engine.words import result_words
-from firmware.cli import UsageError, print_json
+from firmware.commands.cli import UsageError, print_json
+from firmware.demo.scripted_table import ScriptedTable, SteppedClock
 
-__all__ = ["register", "run", "table_script", "ScriptedTracker", "ScriptedTable", "BlankCamera",
-           "SteppedClock", "Step", "PLAYERS"]
+__all__ = ["register", "run", "PLAYERS"]
 
 PLAYERS = ("Ann", "Bob", "Cat", "Dan")
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One moment at the table: tracker facts seen in one frame, or a button pressed."""
-
-    seen: tuple[Any, ...] = ()
-    press: str | None = None
-    value: int = 0
-
-
-class SteppedClock:
-    """A clock that moves only when told: the demo and the tests never wait for real time."""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-class BlankCamera:
-    """A camera that delivers a small blank frame per read and moves the clock a frame on."""
-
-    name = "synthetic"
-
-    def __init__(self, clock: SteppedClock, *, fps: float = 30.0, size: tuple[int, int] = (64, 48)
-                 ) -> None:
-        from vision.sources import Frame
-
-        self._frame_type = Frame
-        self.clock, self.fps = clock, fps
-        self.image = np.zeros((size[1], size[0], 3), dtype=np.uint8)
-        self.unplugged = False
-        self.index = 0
-
-    def read(self, timeout: float = 0.5) -> Any:
-        if self.unplugged:
-            self.clock.advance(timeout)
-            return None
-        self.clock.advance(1.0 / self.fps)
-        self.index += 1
-        return self._frame_type(self.image, self.clock(), self.index)
-
-    def close(self) -> None:
-        pass
-
-
-@dataclass
-class ScriptedTracker:
-    """Stands in for ``CardTracker``: each camera frame delivers the next scripted facts."""
-
-    zones: Any = None
-    queue: deque[tuple[Any, ...]] = field(default_factory=deque)
-
-    def push(self, seen: Iterable[Any]) -> None:
-        self.queue.append(tuple(seen))
-
-    def update(self, at: float, detections: Sequence[Any] | None) -> list[Any]:
-        from vision.tracker import CameraBack, CameraLost
-
-        if detections is None or not self.queue:
-            return []
-        return [item if isinstance(item, CameraLost | CameraBack) else replace(item, at=at)
-                for item in self.queue.popleft()]
-
-
-def table_script(events: Sequence[Mapping[str, Any]], *, rng: random.Random) -> list[Step]:
-    """What a table shows while ``events`` (a simulated log) are played on it.
-
-    The first deal of a match is preceded by a cut in which its dealer cuts
-    lowest; ``go`` events become GO presses; every other event is the card (or
-    the spread) that makes the device store it. New games of a match need no
-    step: the next starter starts them.
-    """
-    from firmware.demo_table import cut_cards
-    from vision.tracker import CardAppeared, CardRemoved, ZoneComplete
-
-    players: list[str] = []
-    steps: list[Step] = []
-    lying: list[tuple[Card, str]] = []
-
-    def appear(card: Card, zone: str) -> Step:
-        lying.append((card, zone))
-        return Step((CardAppeared(card, zone, (), 0.0),))
-
-    for event in events:
-        kind = event["type"]
-        if kind == "new_game":
-            players = list(event["players"])
-        elif kind == "deal" and "dealer" in event:
-            dealer = str(event["dealer"])
-            cut = cut_cards(players, dealer, rng)
-            steps += [Step((CardAppeared(cut[p], p, (), 0.0),)) for p in players]
-            steps.append(Step(tuple(CardRemoved(cut[p], p, 0.0) for p in players)))
-        elif kind == "starter":
-            steps.append(appear(Card.parse(event["card"]), "starter"))
-        elif kind == "play":
-            steps.append(appear(Card.parse(event["card"]), str(event["player"])))
-        elif kind == "go":
-            steps.append(Step(press="go"))
-        elif kind == "claim":
-            steps.append(Step(press="claim", value=int(event["points"])))
-        elif kind == "muggins":
-            steps.append(Step(press="muggins"))
-        elif kind in ("show", "crib"):
-            zone = str(event["player"]) if kind == "show" else "crib"
-            cards = tuple(sorted(Card.parse(c) for c in event["cards"]))
-            steps.append(Step((ZoneComplete(zone, cards, 0.0),)))
-            if kind == "crib":
-                steps.append(Step(tuple(CardRemoved(c, z, 0.0) for c, z in lying)))
-                lying.clear()
-    return steps
-
-
-# -- the table the demo plays at ---------------------------------------------------------------
-
-
-class ScriptedTable:
-    """``--camera scripted``: the tracker's facts handed over from the log, no frames drawn.
-
-    Quick, and exact, so it tries the flow rather than the camera.
-    """
-
-    kind = "scripted"
-    vision = "scripted tracker events (no frames: --camera vision films the table)"
-
-    def __init__(self, truth: Sequence[Mapping[str, Any]], *, clock: SteppedClock,
-                 rng: random.Random) -> None:
-        self.steps = table_script(truth, rng=rng)
-        self.clock = clock
-        self.camera = BlankCamera(clock)
-        self.tracker = ScriptedTracker()
-
-    @staticmethod
-    def recognise(image: Any) -> list[Any]:
-        return []
-
-    def play(self, loop: Any) -> Iterator[Step]:
-        from firmware.table import ButtonAction
-
-        for step in self.steps:
-            if step.press is not None:
-                loop.feed([ButtonAction(step.press, step.value, self.clock())])
-            else:
-                self.tracker.push(step.seen)
-            loop.step()
-            yield step
-
-    def report(self) -> dict[str, Any]:
-        return {}
 
 
 def _vision_table(truth: Sequence[Mapping[str, Any]], *, clock: SteppedClock,
@@ -205,7 +48,7 @@ def _vision_table(truth: Sequence[Mapping[str, Any]], *, clock: SteppedClock,
                   ) -> Any:
     """``--camera vision``: the game filmed at a drawn table through a camera model and read
     by the recogniser; ``--camera ideal``: the crisp drawing, no camera model."""
-    from firmware.demo_table import VisionTable, demo_scene
+    from firmware.demo.camera_table import VisionTable, demo_scene
 
     name = "ideal" if args.camera == "ideal" else args.camera_model
     settings = demo_scene(name, size=_resolution(args.resolution), height=args.camera_height)
@@ -215,7 +58,7 @@ def _vision_table(truth: Sequence[Mapping[str, Any]], *, clock: SteppedClock,
 
 def _resolution(text: str) -> tuple[int, int]:
     """``WxH`` (e.g. 1280x720) as a frame size."""
-    from vision.frames import frame_size
+    from vision.recognise.frames import frame_size
 
     try:
         w, h = frame_size(text)
@@ -284,9 +127,9 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from engine.simulate import simulate_game
-    from firmware.loop import DeviceLoop
-    from firmware.store import EventStore
-    from firmware.table import ButtonAction, Feedback, TableFlow
+    from firmware.device.loop import DeviceLoop
+    from firmware.store.eventstore import EventStore
+    from firmware.table.flow import ButtonAction, Feedback, TableFlow
     from firmware.web.hub import Hub
     from hardware.keyboard import keyboard_help, keyboard_if_tty
     from hardware.layout import per_side_tracks
@@ -459,7 +302,7 @@ def _club(path: Path | None, store_path: Path) -> Any:
     if path is None:
         return None
     from firmware.club.publisher import ClubPublisher
-    from firmware.config import load_device_config
+    from firmware.device.config import load_device_config
 
     club = load_device_config(path).club
     if club is None:

@@ -1,11 +1,11 @@
 """``cribbage-board doctor [--config FILE] [--walk-leds] [--buttons] [--camera] [--all]``.
 
-First the config and what it asks of this machine (``firmware.doctor``), every
+First the config and what it asks of this machine (``firmware.doctor.checks``), every
 fault in words, without opening anything: the unit runs this as its
 ``ExecStartPre``, and a fault exits 2, which systemd retries until the unit's
 start limit (``RestartPreventExitStatus=`` is matched against the main process
 only). Then, only on request and with the service stopped (they open the
-strip, the pins and the camera), the hands-on checks of ``firmware.doctor_walk``. ``--all``
+strip, the pins and the camera), the hands-on checks of ``firmware.doctor.walk``. ``--all``
 asks before each when a person is at the terminal, and never waits on a
 stdin that is not one. Exit status: 2 for a config fault, 1 when a hands-on
 check fails (a button never pressed, no camera frame), else 0.
@@ -20,12 +20,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from firmware.cli import UsageError
+from firmware.commands.cli import UsageError
 from firmware.commands.run import DEFAULT_CONFIG
 
 __all__ = ["register", "doctor"]
 
-log = logging.getLogger("firmware.doctor")
+log = logging.getLogger("firmware.doctor.checks")
 
 
 def register(subparsers: Any) -> None:
@@ -48,14 +48,14 @@ def register(subparsers: Any) -> None:
 
 
 def doctor(args: argparse.Namespace) -> int:
-    from firmware import logs
+    from firmware.device import logs
 
     with logs.attached():
         return _doctor(args)
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from firmware.doctor import check
+    from firmware.doctor.checks import check
 
     if args.step_ms < 0 or args.button_timeout <= 0:
         raise UsageError(f"--step-ms must not be negative and --button-timeout must be "
@@ -75,7 +75,7 @@ def _doctor(args: argparse.Namespace) -> int:
     ask = args.all and sys.stdin is not None and sys.stdin.isatty()
     failed = 0
     if any(chosen or args.all for _, _, chosen in steps):
-        from firmware.config import load_device_config
+        from firmware.device.config import load_device_config
 
         config = load_device_config(args.config)
         for what, step, chosen in steps:
@@ -92,7 +92,7 @@ def _say(line: str) -> None:
 
 
 def _walk(config: Any, args: argparse.Namespace) -> bool:
-    from firmware.doctor_walk import walk_leds
+    from firmware.doctor.walk import walk_leds
 
     strip = config.board.open_strip()
     try:
@@ -104,7 +104,7 @@ def _walk(config: Any, args: argparse.Namespace) -> bool:
 
 
 def _buttons(config: Any, args: argparse.Namespace) -> bool:
-    from firmware.doctor_walk import ask_buttons
+    from firmware.doctor.walk import ask_buttons
     from hardware.buttons import ButtonPanel
 
     if "buttons" not in config.configured:
@@ -120,9 +120,9 @@ def _buttons(config: Any, args: argparse.Namespace) -> bool:
 
 
 def _camera(config: Any, args: argparse.Namespace) -> bool:
-    from firmware.doctor_walk import measure_camera
-    from vision.detection import CameraRecogniser
-    from vision.sources import open_source
+    from firmware.doctor.walk import measure_camera
+    from vision.live.sources import open_source
+    from vision.recognise.detection import CameraRecogniser
 
     if "camera" not in config.configured:
         _say("camera: none configured ([camera] table): nothing to grab")
@@ -130,7 +130,7 @@ def _camera(config: Any, args: argparse.Namespace) -> bool:
     camera = config.camera
     deck = None
     if camera.deck is not None:
-        from vision.deck import load_profile
+        from vision.recognise.deck import load_profile
 
         deck = load_profile(camera.deck)
     source = open_source(camera.source, **camera.options())

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from engine.game import Game
 from engine.records import LogError
-from firmware.cli import UsageError
+from firmware.commands.cli import UsageError
 
 
 def load_game(path: Path) -> Game:
     """Folds the log at ``path``. An unreadable file is a ``UsageError``; a bad line (text
-    that is not UTF-8 included), the engine's ``LogError``, which ``firmware.cli`` reports
+    that is not UTF-8 included), the engine's ``LogError``, which ``firmware.commands.cli`` reports
     with its line and rule."""
     try:
         data = path.read_bytes()

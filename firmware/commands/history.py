@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.game import Game
 from engine.words import result_words
-from firmware.cli import print_json
+from firmware.commands.cli import print_json
 
 
 def register(subparsers: Any) -> None:
@@ -33,13 +33,13 @@ def add_store_option(parser: argparse.ArgumentParser) -> None:
 
 def store_path(given: Path | None) -> Path:
     """The ``--store`` given, else where the device keeps its store."""
-    from firmware.config import default_store_path
+    from firmware.device.config import default_store_path
 
     return given if given is not None else default_store_path()
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware.store import EventStore
+    from firmware.store.eventstore import EventStore
 
     path = store_path(args.store)
     with EventStore.open(path, readonly=True) as store:

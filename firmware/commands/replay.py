@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.words import result_words
-from firmware.cli import print_json
+from firmware.commands.cli import print_json
 
 
 def register(subparsers: Any) -> None:
@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware.gamelog import load_game
+    from firmware.commands.gamelog import load_game
 
     game = load_game(args.log)
     if args.json:

@@ -3,7 +3,7 @@
 Real hardware where the config asks for it, the simulator (or nothing)
 where it does not, and it says which before anything else, one line per part
 ("LEDs: simulator (no [board.strip] backend configured)"). Everything it says
-goes through ``logging`` to stdout (``firmware.logs``): plain lines on a
+goes through ``logging`` to stdout (``firmware.device.logs``): plain lines on a
 terminal, with journald priorities under systemd, the device's trouble at
 warning. A part the
 config names that cannot start is an error (exit 2, one line), never a quiet
@@ -80,7 +80,7 @@ class Parts:
 
 def open_parts(config: Any, *, clock: Any) -> Parts:
     """Opens the LEDs, the camera, the buttons and the voice the config names."""
-    from firmware.voice import Voice
+    from firmware.device.voice import Voice
     from hardware.buttons import ButtonPanel, make_pin_factory
     from hardware.keyboard import KeyboardPanel, keyboard_help
     from hardware.strips.simulator import SimulatorStrip
@@ -97,16 +97,16 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             parts.lines.append("LEDs: simulator (no [board.strip] backend configured)")
 
         if "camera" in config.configured:
-            from vision.detection import CameraRecogniser
-            from vision.motion import StreamReader
-            from vision.sources import open_source
-            from vision.tracker import CardTracker, TrackerSettings
+            from vision.live.motion import StreamReader
+            from vision.live.sources import open_source
+            from vision.live.tracker import CardTracker, TrackerSettings
+            from vision.recognise.detection import CameraRecogniser
 
             camera = config.camera
             parts.source = open_source(camera.source, **camera.options())
             profile = None
             if camera.deck is not None:
-                from vision.deck import DeckError, load_profile
+                from vision.recognise.deck import DeckError, load_profile
 
                 try:
                     profile = load_profile(camera.deck)
@@ -160,7 +160,7 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
 
 
 def _zones(config: Any) -> Any:
-    from vision.zones import TableZones, Zone
+    from vision.live.zones import TableZones, Zone
 
     zones = config.zones
     if not zones.seats:
@@ -175,7 +175,7 @@ def _zones(config: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware import logs
+    from firmware.device import logs
 
     with logs.attached():
         return _run(args)
@@ -183,11 +183,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     began = time.monotonic()
-    from firmware.config import load_device_config
-    from firmware.loop import DeviceLoop
-    from firmware.notify import Notifier, Watchdog
-    from firmware.store import EventStore
-    from firmware.table import TableFlow, cards_on_table
+    from firmware.device.config import load_device_config
+    from firmware.device.loop import DeviceLoop
+    from firmware.device.notify import Notifier, Watchdog
+    from firmware.store.eventstore import EventStore
+    from firmware.table.flow import TableFlow, cards_on_table
     from firmware.web.hub import Hub
     from firmware.web.inputs import TableSettings
     from firmware.web.settings import SettingsFile, settings_path

@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.cards import Card, format_cards, parse_cards
 from engine.show import score_show
-from firmware.cli import UsageError, print_json
+from firmware.commands.cli import UsageError, print_json
 
 
 def register(subparsers: Any) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from firmware.cli import print_json
+from firmware.commands.cli import print_json
 from firmware.commands.history import add_store_option, store_path
 
 
@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from firmware.coach import parse_moment, read_stats
+    from firmware.store.coach import parse_moment, read_stats
 
     since = None if args.since is None else parse_moment(args.since, what="--since")
     until = None if args.until is None else parse_moment(args.until, what="--until")
@@ -68,7 +68,7 @@ def run_stats(args: argparse.Namespace) -> int:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    from firmware.coach import read_review
+    from firmware.store.coach import read_review
 
     review = read_review(store_path(args.store), match=args.match)
     if args.json:

@@ -7,8 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Any, get_args
 
-from firmware.camera_frame import add_source_arguments
-from vision.datasets import Split
+from firmware.device.camera_frame import add_source_arguments
+from vision.measure.datasets import Split
 
 __all__ = ["register"]
 
@@ -71,7 +71,7 @@ def register(subparsers: Any) -> None:
 
 
 def _min_conf(args: argparse.Namespace) -> float:
-    from vision.detection import DEFAULT_MIN_CONFIDENCE
+    from vision.recognise.detection import DEFAULT_MIN_CONFIDENCE
 
     if args.min_confidence is None:
         return DEFAULT_MIN_CONFIDENCE
@@ -84,15 +84,15 @@ def _deck(args: argparse.Namespace) -> Any:
     """The ``--deck`` profile, or None; a bad file is a ``DeckError`` (a ValueError) naming it."""
     if args.deck is None:
         return None
-    from vision.deck import load_profile
+    from vision.recognise.deck import load_profile
 
     return load_profile(args.deck)
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from firmware.cli import print_json
-    from firmware.progress import Progress
-    from vision.evaluate import evaluate
+    from firmware.commands.cli import print_json
+    from firmware.commands.progress import Progress
+    from vision.measure.evaluate import evaluate
 
     if not (args.dir / "labels.json").is_file():
         raise ValueError(f"no labels.json in {str(args.dir)!r}")
@@ -114,10 +114,10 @@ def _eval(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     import cv2
 
-    from firmware.cli import print_json
-    from vision.draw import draw_detections
-    from vision.imagefile import read_image
-    from vision.photo import PHOTO_ASPECTS, recognise_photo
+    from firmware.commands.cli import print_json
+    from vision.recognise.draw import draw_detections
+    from vision.recognise.imagefile import read_image
+    from vision.recognise.photo import PHOTO_ASPECTS, recognise_photo
 
     image = read_image(args.image)
     if args.output.suffix.lower() != ".png":
@@ -143,10 +143,10 @@ def _show(args: argparse.Namespace) -> int:
 def _snap(args: argparse.Namespace) -> int:
     import cv2
 
-    from firmware.camera_frame import grab_frame
-    from firmware.cli import print_json
-    from firmware.config import load_device_config
-    from firmware.files import replace_file
+    from firmware.commands.cli import print_json
+    from firmware.device.camera_frame import grab_frame
+    from firmware.device.config import load_device_config
+    from firmware.store.files import replace_file
 
     if args.output.suffix.lower() != ".png":
         raise ValueError(f"output must be a .png file, got {str(args.output)!r}")
@@ -167,11 +167,11 @@ def _snap(args: argparse.Namespace) -> int:
 
 def _teach(args: argparse.Namespace) -> int:
 
-    from firmware.cli import print_json
-    from firmware.files import replace_file
-    from firmware.progress import Progress
-    from vision.deck import TeachPhoto, load_profile, photo_cards, teach
-    from vision.imagefile import read_image
+    from firmware.commands.cli import print_json
+    from firmware.commands.progress import Progress
+    from firmware.store.files import replace_file
+    from vision.recognise.deck import TeachPhoto, load_profile, photo_cards, teach
+    from vision.recognise.imagefile import read_image
 
     given = [("--cards", c, None) for c in args.cards or []] + [
         ("--suit", None, s) for s in args.suit or []]

@@ -1,12 +1,12 @@
 """The demo's table: a simulated game filmed by a drawn camera and read by the real vision.
 
 ``engine.simulate`` plays a legal game and writes its log: the truth.
-``GameFilm`` turns that log into a ``vision.scene`` script for one table (the
+``GameFilm`` turns that log into a ``vision.drawn.scene`` script for one table (the
 cut for the deal, then each deal as the log played it: the same cards, the
 same order) and notes, for each step of the script, which of the log's events
 the device should have stored once it has seen that step. ``VisionTable`` is
 the players: it films each step with a ``SceneCamera`` and lets the real
-``DeviceLoop`` read the frames through ``vision.detection.recognise`` and a
+``DeviceLoop`` read the frames through ``vision.recognise.detection.recognise`` and a
 ``CardTracker``. Nothing tells the device what was laid.
 
 The recogniser misses some cards (and could misread one), so the players
@@ -34,19 +34,19 @@ import numpy as np
 
 from engine.cards import DECK, Card
 from engine.simulate import DealScript
-from firmware.loop import DeviceLoop, Recogniser
-from firmware.table import ButtonAction, ManualCard, ManualSpread
-from vision.camera_model import CAMERA_MODULE_3, camera_named
-from vision.cardart import CARD_ASPECT
-from vision.scene import CRIB, STARTER, SceneSettings, Script, TableLayout
-from vision.scene_camera import SceneCamera, SteppingClock
-from vision.tracker import CardAppeared, CardTracker, Seen, TableEvent
+from firmware.device.loop import DeviceLoop, Recogniser
+from firmware.table.flow import ButtonAction, ManualCard, ManualSpread
+from vision.drawn.camera_model import CAMERA_MODULE_3, camera_named
+from vision.drawn.cardart import CARD_ASPECT
+from vision.drawn.scene import CRIB, STARTER, SceneSettings, Script, TableLayout
+from vision.drawn.scene_camera import SceneCamera, SteppingClock
+from vision.live.tracker import CardAppeared, CardTracker, Seen, TableEvent
 
 __all__ = ["GameFilm", "Moment", "VisionTable", "Tally", "DemoError", "cut_cards",
            "DEMO_SCENE", "IDEAL_SCENE", "demo_scene"]
 
 #: Scene settings for the demo: filmed by a Camera Module 3 1.0 m over the table at
-#: 1280x720 (``vision.camera_model``: cards about 61x86 px, lens blur, sensor noise, JPEG,
+#: 1280x720 (``vision.drawn.camera_model``: cards about 61x86 px, lens blur, sensor noise, JPEG,
 #: falloff, a warm cast, a smeared hand), a hand in the first frame of each step, three
 #: more frames for the tracker's three steady readings. No glare: it costs drawing time.
 DEMO_SCENE = SceneSettings(frames_per_step=4, hand_frames=1, glare=False,
@@ -58,7 +58,7 @@ IDEAL_SCENE = SceneSettings(frames_per_step=4, hand_frames=1, glare=False, blur=
 
 def demo_scene(camera: str = "camera-module-3", *, size: tuple[int, int] = (1280, 720),
                height: float | None = None) -> SceneSettings:
-    """The demo's scene filmed by the camera model called ``camera`` (``vision.camera_model``
+    """The demo's scene filmed by the camera model called ``camera`` (``vision.drawn.camera_model``
     ``CAMERAS``) at frame ``size`` and ``height`` metres; "ideal" is ``IDEAL_SCENE``."""
     lens = camera_named(camera, height=height)
     if lens is None:
@@ -330,9 +330,9 @@ class VisionTable:
         self.camera = SceneCamera(self.film.script, clock=clock, rng=scene_rng,
                                   settings=settings, fps=fps, pause=pause)
         if recognise is None:
-            from vision.detection import CameraRecogniser
+            from vision.recognise.detection import CameraRecogniser
 
-            # The device knows its cards' size from the camera's mount (vision.motion's
+            # The device knows its cards' size from the camera's mount (vision.live.motion's
             # StreamReader); the demo's camera model knows it exactly.
             recognise = functools.partial(CameraRecogniser(), card_px=self._card_px())
         self.recognise = recognise
@@ -346,7 +346,8 @@ class VisionTable:
         self._verified = 0  # leading stored lines already found equal to the truth
 
     kind = "vision"
-    vision = ("drawn table frames (vision.scene) -> vision.detection.recognise -> CardTracker; "
+    vision = ("drawn table frames (vision.drawn.scene) -> vision.recognise.detection.recognise"
+              " -> CardTracker; "
               "missed cards straightened, then typed in as on the phone page")
 
     def report(self) -> dict[str, Any]:
@@ -460,8 +461,8 @@ class VisionTable:
             return
         import cv2
 
-        from vision.detection import Detection
-        from vision.draw import draw_detections
+        from vision.recognise.detection import Detection
+        from vision.recognise.draw import draw_detections
 
         self.frames_dir.mkdir(parents=True, exist_ok=True)
         path = self.frames_dir / f"{name}.jpg"

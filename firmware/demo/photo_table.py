@@ -1,6 +1,6 @@
 """Real photos through the device's live path: camera frames -> recogniser -> tracker -> flow.
 
-The drawn table (``firmware.demo_table``) says how the loop follows a game;
+The drawn table (``firmware.demo.camera_table``) says how the loop follows a game;
 only real pixels say how it follows a real table. ``PhotoCamera`` plays
 labelled photos as a camera mounted over them would deliver them: each photo
 scaled to the camera's frame size (cards as small as that camera sees them),
@@ -28,8 +28,8 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.sources import Frame
-from vision.tracker import CardAppeared, CardTracker, Seen, TableEvent
+from vision.live.sources import Frame
+from vision.live.tracker import CardAppeared, CardTracker, Seen, TableEvent
 
 __all__ = ["PhotoCamera", "PhotoResult", "fit_frame", "play_photos"]
 
@@ -130,10 +130,10 @@ def play_photos(photos: Sequence[tuple[np.ndarray, frozenset[Card]]], *,
     """Plays ``photos`` (image, labels) at a camera of frame ``size`` through the device
     loop; returns what the tracker reported for each photo at its last frame. The cleared
     table between photos (``clear_frames``) should outlast the tracker's vanish_seconds."""
-    from firmware.commands.demo import SteppedClock
-    from firmware.loop import DeviceLoop
-    from firmware.store import EventStore
-    from firmware.table import TableFlow
+    from firmware.demo.scripted_table import SteppedClock
+    from firmware.device.loop import DeviceLoop
+    from firmware.store.eventstore import EventStore
+    from firmware.table.flow import TableFlow
     from hardware.layout import per_side_tracks
     from hardware.render import Renderer
     from hardware.strips.simulator import SimulatorStrip

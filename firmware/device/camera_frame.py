@@ -40,7 +40,7 @@ def grab_frame(config: Any, *, source: str | None = None, path: Path | None = No
     The config's camera options apply when the source is the config's own;
     ``path`` is the folder or video a ``replay`` source reads.
     """
-    from vision.sources import open_source
+    from vision.live.sources import open_source
 
     source_name = source or config.camera.source
     options = dict(config.camera.options()) if source_name == config.camera.source else {}

@@ -24,7 +24,7 @@ from typing import Any
 
 from engine.rules import Rules
 from firmware.club.settings import ClubConfig, ClubConfigError, parse_club
-from firmware.names import PlayerNameError, player_names
+from firmware.table.names import PlayerNameError, player_names
 from hardware.buttons import ButtonConfig, ButtonConfigError
 from hardware.config import BoardConfig, ConfigError, read_toml
 
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 CAMERA_SOURCES = ("picamera2", "opencv", "replay")
-# Which [camera] keys each source takes: the keyword arguments of vision.sources.open_source.
+# Which [camera] keys each source takes: the keyword arguments of vision.live.sources.open_source.
 _CAMERA_KEYS = {
     "picamera2": {"size", "watch"},
     "opencv": {"size", "watch", "device"},
@@ -59,7 +59,7 @@ class DeviceConfigError(ConfigError):
 
 @dataclass(frozen=True)
 class CameraConfig:
-    """``[camera]``: which ``vision.sources`` backend and its options.
+    """``[camera]``: which ``vision.live.sources`` backend and its options.
 
     ``size`` is the full-resolution frame cards are read from (and the pixels ``[zones]``
     are drawn in); ``watch`` the small stream watched for movement, the same view
@@ -77,7 +77,7 @@ class CameraConfig:
     deck: Path | None = None
 
     def options(self) -> dict[str, Any]:
-        """The keyword arguments for ``vision.sources.open_source(self.source, ...)``."""
+        """The keyword arguments for ``vision.live.sources.open_source(self.source, ...)``."""
         everything: dict[str, Any] = {"size": self.size, "watch": self.watch_size,
                                       "device": self.device,
                                       "path": self.path, "fps": self.fps, "loop": self.loop}
@@ -86,7 +86,7 @@ class CameraConfig:
     @property
     def watch_size(self) -> tuple[int, int]:
         """The watch stream's size: the configured one, else a quarter of ``size``."""
-        from vision.sources import default_watch_size
+        from vision.live.sources import default_watch_size
 
         return self.watch or default_watch_size(self.size)
 

@@ -20,7 +20,7 @@ from typing import IO
 
 __all__ = ["JournalFormatter", "priority", "is_journal", "setup", "detach", "attached", "LOGGER"]
 
-#: The device program's logger; modules log under it (``firmware.loop``, ...).
+#: The device program's logger; modules log under it (``firmware.device.loop``, ...).
 LOGGER = "firmware"
 
 

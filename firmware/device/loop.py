@@ -32,10 +32,10 @@ import numpy as np
 
 from engine.game import Game
 from engine.records import LogError
-from firmware.focus_watch import FocusWatch
-from firmware.notify import Notifier, Watchdog
-from firmware.store import Appended, EventStore, StoredEvent, StoreError
-from firmware.table import (
+from firmware.device.notify import Notifier, Watchdog
+from firmware.device.voice import Voice
+from firmware.store.eventstore import Appended, EventStore, StoredEvent, StoreError
+from firmware.table.flow import (
     ButtonAction,
     Feedback,
     NewMatch,
@@ -45,7 +45,6 @@ from firmware.table import (
     Tick,
     UnknownCard,
 )
-from firmware.voice import Voice
 from firmware.web.hub import Hub, Reply
 from firmware.web.snapshot import BoardLimits, TableView, revision, table_snapshot
 from hardware.animation import FPS, celebration, error_flash, peg_walk, skunk
@@ -54,19 +53,20 @@ from hardware.palette import Palette
 from hardware.render import Frame, Renderer
 from hardware.state import BoardState, board_state_from_game
 from hardware.strip import LedStrip
-from vision.focus import FocusMeter
-from vision.sources import CameraUnavailableError, FrameSource
-from vision.sources import Frame as CameraFrame
-from vision.tracker import CameraLost, Seen, TableEvent
-from vision.zones import TableZones
+from vision.live.focus_watch import FocusWatch
+from vision.live.sources import CameraUnavailableError, FrameSource
+from vision.live.sources import Frame as CameraFrame
+from vision.live.tracker import CameraLost, Seen, TableEvent
+from vision.live.zones import TableZones
+from vision.recognise.focus import FocusMeter
 
-log = logging.getLogger("firmware.loop")
+log = logging.getLogger("firmware.device.loop")
 
 __all__ = ["DeviceLoop", "EventLog", "apply_outcome", "Panel", "Tracker", "Recogniser", "Reader",
            "UnknownWatch"]
 
 Recogniser = Callable[[Any], Sequence[Seen]]
-# Reads a whole camera Frame (both its streams): ``vision.motion.StreamReader``.
+# Reads a whole camera Frame (both its streams): ``vision.live.motion.StreamReader``.
 Reader = Callable[[CameraFrame], Sequence[Seen]]
 
 
@@ -79,7 +79,7 @@ class Panel(Protocol):
 
 
 class Tracker(Protocol):
-    """What the loop needs of the tracker (``vision.tracker.CardTracker`` fits)."""
+    """What the loop needs of the tracker (``vision.live.tracker.CardTracker`` fits)."""
 
     @property
     def zones(self) -> TableZones | None: ...
@@ -122,7 +122,7 @@ class UnknownWatch:
 
 
 class EventLog(Protocol):
-    """What ``apply_outcome`` needs of the store (``firmware.store.EventStore`` fits)."""
+    """What ``apply_outcome`` needs of the store (``firmware.store.eventstore.EventStore`` fits)."""
 
     @property
     def game(self) -> Game: ...
@@ -179,7 +179,7 @@ class DeviceLoop:
     ``run`` command prints them). ``pace`` waits between turns when there is
     no camera to wait on (tests pass a function that moves their fake clock).
     ``hub`` connects the phone page (see the module docstring). ``reader`` reads each
-    frame where the table changed (``vision.motion.StreamReader``, the device's way, which
+    frame where the table changed (``vision.live.motion.StreamReader``, the device's way, which
     calls ``recognise`` on those regions); without it ``recognise`` reads every whole frame.
     """
 
@@ -319,7 +319,7 @@ class DeviceLoop:
 
     def _watch_focus(self) -> None:
         """Tells the players when the lens needs turning: the device's recogniser
-        (``vision.detection.CameraRecogniser``) measures the camera's blur as it reads."""
+        (``vision.recognise.detection.CameraRecogniser``) measures the camera's blur as it reads."""
         meter = getattr(self.recognise, "focus", None)
         if isinstance(meter, FocusMeter):
             said = self.focus.update(meter)
@@ -348,7 +348,8 @@ class DeviceLoop:
 
     def _tell(self, item: Feedback, *, level: int = logging.INFO) -> None:
         """Acts on one piece of feedback and logs it; the device's own trouble (camera,
-        strip, focus) at warning, so the journal's ``-p warning`` shows it (firmware.logs)."""
+        strip, focus) at warning, so the journal's ``-p warning`` shows it
+        (firmware.device.logs)."""
         log.log(level, item.text if item.kind == "say" else f"[{item.kind}] {item.text}")
         self._recent.append((item.kind, item.text))
         self._told += 1

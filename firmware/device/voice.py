@@ -17,11 +17,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import IO, Protocol
 
-from firmware.config import VoiceConfig
+from firmware.device.config import VoiceConfig
 
 __all__ = ["Voice", "VoiceUnavailableError", "Speaking", "Runner"]
 
-log = logging.getLogger("firmware.voice")
+log = logging.getLogger("firmware.device.voice")
 
 
 class VoiceUnavailableError(OSError):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from firmware.config import DeviceConfig, config_problems, load_device_config
+from firmware.device.config import DeviceConfig, config_problems, load_device_config
 
 __all__ = ["Finding", "System", "check", "check_loaded"]
 

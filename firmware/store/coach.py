@@ -15,7 +15,7 @@ from typing import Any
 from engine.events import NewGame, as_event
 from engine.review import DealReview, review_log
 from engine.stats import MatchLog, Stats, compute_stats, score_races
-from firmware.store import EventStore
+from firmware.store.eventstore import EventStore
 
 __all__ = ["CoachError", "parse_moment", "match_logs", "store_stats", "store_review",
            "read_stats", "read_review"]

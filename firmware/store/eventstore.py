@@ -14,7 +14,7 @@ SQLite does not checksum its database pages, and an SD card can return
 garbage, so each row also carries a CRC32 of its id, match, time and text (read
 as bytes: a byte that is not UTF-8 is that row's damage, not a failure to open).
 A WAL frame that goes bad takes every later commit with it and looks like a
-torn write, so the store keeps a mark beside itself (``firmware.store_mark``)
+torn write, so the store keeps a mark beside itself (``firmware.store.mark``)
 of the last event it acknowledged. Opening a store runs SQLite's quick_check,
 verifies every row, checks the match and game rows history reads, compares the
 store with its mark and replays the current match; if anything is wrong the
@@ -47,8 +47,8 @@ from typing import Any
 from engine.events import Event, NewGame, dumps_event, parse_event, parse_line
 from engine.game import Game
 from engine.records import LogError, Pegged
-from firmware.files import fsync_dir
-from firmware.store_mark import Mark, MarkFile, mark_path, read_mark
+from firmware.store.files import fsync_dir
+from firmware.store.mark import Mark, MarkFile, mark_path, read_mark
 
 __all__ = [
     "EventStore", "Appended", "Recovery", "LostEvent", "StoredEvent", "MatchSummary",

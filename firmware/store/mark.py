@@ -24,7 +24,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from firmware.files import fsync_dir
+from firmware.store.files import fsync_dir
 
 __all__ = ["Mark", "MarkFile", "read_mark", "mark_path"]
 

@@ -13,7 +13,7 @@ order; the loop then reports back with ``stored`` (which says the count and
 may open the muggins window) or ``rejected`` (which turns the engine's rule
 into a flash and a sentence). Nothing is stored for a rejected card.
 
-Zones are named as ``vision.zones`` names them: one per seat (named after the
+Zones are named as ``vision.live.zones`` names them: one per seat (named after the
 config's players), ``"starter"`` and ``"crib"``. The phone page may seat other
 players (``NewMatch``); the camera's seat zones then stand for whoever sits
 there now, while the page's own inputs (``ManualCard``, ``ManualSpread``)
@@ -31,8 +31,8 @@ from engine.game import Game
 from engine.records import LogError, Pegged
 from engine.rules import Rules
 from engine.words import card_words, event_words, result_words
-from firmware.names import player_names
-from vision.tracker import (
+from firmware.table.names import player_names
+from vision.live.tracker import (
     CameraBack,
     CameraLost,
     CardAppeared,
@@ -40,7 +40,7 @@ from vision.tracker import (
     CardRemoved,
     ZoneComplete,
 )
-from vision.zones import CRIB, STARTER
+from vision.live.zones import CRIB, STARTER
 
 __all__ = [
     "TableFlow", "Outcome", "Feedback", "FeedbackKind", "ButtonAction", "Tick", "UnknownCard",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from vision.zones import CRIB, STARTER
+from vision.live.zones import CRIB, STARTER
 
 __all__ = ["MAX_NAME", "PlayerNameError", "player_names"]
 

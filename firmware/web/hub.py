@@ -1,7 +1,7 @@
 """The one meeting point of the device loop and the phone page's web thread.
 
 The loop is the only owner of the store, the flow and the game (see
-``firmware.loop``); the web server runs on another thread. They share
+``firmware.device.loop``); the web server runs on another thread. They share
 nothing but a ``Hub``:
 
 - the loop ``publish``-es the page's JSON after every change it committed;
@@ -29,7 +29,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from firmware.table import TableInput
+from firmware.table.flow import TableInput
 
 __all__ = ["Hub", "Snapshot", "Request", "Reply", "HubError", "ReplayedError", "BusyError",
            "HubClosedError"]

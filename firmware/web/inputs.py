@@ -1,7 +1,7 @@
 """What a phone may ask the board to do, checked, and turned into table inputs.
 
 Every change the page makes goes through the same door as the buttons and
-the camera: this module turns a request body into the ``firmware.table``
+the camera: this module turns a request body into the ``firmware.table.flow``
 inputs (``ButtonAction``, ``ManualCard``, ``ManualSpread``, ``NewMatch``) that
 the loop feeds to the flow. It only checks shape and meaning against the
 page's latest snapshot (player names, what the LED board can show); the
@@ -25,8 +25,7 @@ from typing import Any
 from engine.cards import Card
 from engine.errors import EngineError
 from engine.rules import Rules
-from firmware.names import MAX_NAME, PlayerNameError, player_names
-from firmware.table import (
+from firmware.table.flow import (
     CRIB,
     STARTER,
     ButtonAction,
@@ -37,6 +36,7 @@ from firmware.table import (
     NewMatch,
     TableInput,
 )
+from firmware.table.names import MAX_NAME, PlayerNameError, player_names
 from hardware.palette import RGB, PaletteError, parse_colour
 
 __all__ = ["InputError", "Change", "TableSettings", "parse_change", "check_settings",

@@ -48,7 +48,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engine.jsontext import JsonTextError, loads
-from firmware.coach import parse_moment, read_review, read_stats
+from firmware.store.coach import parse_moment, read_review, read_stats
 from firmware.web.address import check_host, is_local_address, is_local_name, lan_address
 from firmware.web.connections import (
     HEADER_TIMEOUT_S,

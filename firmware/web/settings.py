@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from firmware.files import replace_file
+from firmware.store.files import replace_file
 from firmware.web.inputs import InputError, TableSettings, check_settings
 
 __all__ = ["SettingsFile", "settings_path"]

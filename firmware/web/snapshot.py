@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from engine.cards import Card
 from engine.game import Game
 from engine.rules import Rules
-from firmware.focus_watch import FocusState
+from vision.live.focus_watch import FocusState
 
 __all__ = ["TableView", "BoardLimits", "table_snapshot", "revision", "hex_colour",
            "SCORE_NAMES"]
@@ -76,7 +76,7 @@ class TableView:
     matches: Sequence[Any] = ()
     camera: bool = False
     manual: bool = False
-    # "out of focus" once the players have been told so (firmware.focus_watch).
+    # "out of focus" once the players have been told so (vision.live.focus_watch).
     camera_focus: FocusState = "unknown"
     limits: BoardLimits = field(default_factory=BoardLimits)
     status: str = ""

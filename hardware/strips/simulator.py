@@ -405,7 +405,7 @@ class SimulatorStrip:
         Atomic so that whoever watches the picture never opens half of one; not
         fsynced, because it is a view redrawn on every ``show`` (a power cut costs
         one picture, and syncing each frame to an SD card would wear it for nothing).
-        The device's own files go through ``firmware.files.replace_file``.
+        The device's own files go through ``firmware.store.files.replace_file``.
         """
         data = self.picture_bytes(state, jpeg=Path(path).suffix.lower() in (".jpg", ".jpeg"),
                                   **options)

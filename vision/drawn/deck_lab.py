@@ -1,8 +1,8 @@
 """Drawn decks for measuring deck teaching: layout photos to teach from, deals to test on.
 
-Deck teaching (``vision.deck``) is for decks the recogniser reads badly, and a
+Deck teaching (``vision.recognise.deck``) is for decks the recogniser reads badly, and a
 drawn deck is the one place where that can be measured exactly. Besides the
-``vision.cardart`` styles this draws one kind of deck the network was never
+``vision.drawn.cardart`` styles this draws one kind of deck the network was never
 shown: French court cards, whose indices print V (valet), D (dame) and R (roi)
 for the jack, queen and king. The recogniser cannot know that R is a king; a
 taught deck can.
@@ -21,9 +21,9 @@ import cv2
 import numpy as np
 
 from engine.cards import Card, Suit
-from vision.cardart import CardStyle
-from vision.deck import TeachPhoto, suit_cards
-from vision.scene import Placed, SceneRenderer, SceneSettings, Script, Step, TableLayout
+from vision.drawn.cardart import CardStyle
+from vision.drawn.scene import Placed, SceneRenderer, SceneSettings, Script, Step, TableLayout
+from vision.recognise.deck import TeachPhoto, suit_cards
 
 __all__ = [
     "DrawnDeck", "layout_photo", "suit_photos", "deal_renderer",

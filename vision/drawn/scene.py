@@ -3,7 +3,7 @@
 Nobody can photograph thousands of deals with the answer written beside each
 frame, so the end-to-end tests film a table that is drawn: a wood or cloth
 table under a lamp, seen by a camera a little off top-down, cards from
-``vision.cardart`` laid where people lay them, hands reaching in as a card is
+``vision.drawn.cardart`` laid where people lay them, hands reaching in as a card is
 laid, drifting light, blur, noise and glare. Each frame comes with the truth
 (every card's zone, face and outline in frame pixels) and the zones as
 ``TableZones``, so recognition and tracking can be scored exactly.
@@ -41,9 +41,9 @@ import numpy as np
 
 from engine.cards import Card
 from engine.simulate import DealScript, deal_cards, play_order
-from vision.camera_model import CameraModel, falloff_gain, moving_layer, uneven_gain
-from vision.cardart import CARD_ASPECT, CardStyle, render_back, render_card
-from vision.zones import CRIB, STARTER, TableZones, default_markers
+from vision.drawn.camera_model import CameraModel, falloff_gain, moving_layer, uneven_gain
+from vision.drawn.cardart import CARD_ASPECT, CardStyle, render_back, render_card
+from vision.live.zones import CRIB, STARTER, TableZones, default_markers
 
 __all__ = [
     "SceneError", "Placed", "Step", "Seat", "TableLayout", "Script", "SceneSettings",
@@ -245,7 +245,7 @@ class Script:
     def cut_for_deal(cls, cards: Mapping[str, Card], players: Sequence[str], rng: random.Random,
                      *, layout: TableLayout | None = None) -> Script:
         """A new match's cut for the deal: each player in turn lays the card they cut face up
-        in their own area (as ``firmware.table`` asks), then the cut cards are gathered."""
+        in their own area (as ``firmware.table.flow`` asks), then the cut cards are gathered."""
         players = tuple(players)
         if set(cards) != set(players):
             raise SceneError(f"a cut needs one card per player {list(players)!r}, "
@@ -404,7 +404,7 @@ class SceneSettings:
     # A card's face at a height in pixels (BGRA), for decks drawn elsewhere (training's
     # real themes); None draws faces in ``style``. Backs are always drawn in ``style``.
     faces: Callable[[Card, int], np.ndarray] | None = None
-    # The camera that films the table (``vision.camera_model``): its lens, sensor and
+    # The camera that films the table (``vision.drawn.camera_model``): its lens, sensor and
     # encoder replace ``blur`` and ``noise``, and the lamp loses its built-in vignette (the
     # camera's falloff stands for it). None draws the crisp table of old. Build the script's
     # layout with ``TableLayout.for_camera`` so cards get the camera's pixel size.
@@ -425,7 +425,7 @@ class SceneSettings:
 class TruthCard:
     """A card in a frame: where it is and how much of it shows (0..1, hands and cards on top).
 
-    ``corners`` follow ``vision.detection.Detection``: frame pixels, clockwise
+    ``corners`` follow ``vision.recognise.detection.Detection``: frame pixels, clockwise
     from the card's top-left as it reads upright.
     """
 
@@ -839,7 +839,7 @@ def _glare(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
 def write_sequence(folder: str | Path, script: Script, *, rng: np.random.Generator,
                    settings: SceneSettings | None = None, image_format: str = "jpg",
                    frames: Sequence[int] | None = None) -> Path:
-    """Writes ``frame_00000.jpg``... and ``truth.json`` for ``vision.sources.ReplaySource``.
+    """Writes ``frame_00000.jpg``... and ``truth.json`` for ``vision.live.sources.ReplaySource``.
 
     ``frames`` picks which frame numbers to write (all by default); files are
     numbered consecutively either way, and ``truth.json`` names each file's source frame.

@@ -1,8 +1,8 @@
-"""A camera that films a drawn table (``vision.scene``): the demo's and the tests' camera.
+"""A camera that films a drawn table (``vision.drawn.scene``): the demo's and the tests' camera.
 
-``SceneCamera`` is a ``vision.sources.FrameSource``, so the device loop reads it
+``SceneCamera`` is a ``vision.live.sources.FrameSource``, so the device loop reads it
 exactly as it reads the Pi's camera, and the real recogniser and tracker see
-every frame; ``SceneSettings.camera`` (``vision.camera_model``) decides how
+every frame; ``SceneSettings.camera`` (``vision.drawn.camera_model``) decides how
 large, soft and noisy the cards come out. Unlike a camera it films only when
 told: whoever plays the table asks it to ``film`` a step of the script (a card
 laid, a hand spread), to ``hold`` on the table as it lies, or to film a step
@@ -27,15 +27,15 @@ from typing import Protocol
 import numpy as np
 
 from engine.cards import Card
-from vision.scene import SceneFrame, SceneRenderer, SceneSettings, Script, Step
-from vision.sources import Frame
-from vision.zones import TableZones
+from vision.drawn.scene import SceneFrame, SceneRenderer, SceneSettings, Script, Step
+from vision.live.sources import Frame
+from vision.live.zones import TableZones
 
 __all__ = ["SceneCamera", "SteppingClock"]
 
 
 class SteppingClock(Protocol):
-    """A clock that moves only when told (``firmware.commands.demo.SteppedClock`` fits)."""
+    """A clock that moves only when told (``firmware.demo.scripted_table.SteppedClock`` fits)."""
 
     def __call__(self) -> float: ...
 

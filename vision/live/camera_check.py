@@ -19,9 +19,9 @@ from typing import Literal
 
 import numpy as np
 
-from vision.detection import recognise
-from vision.geometry import points_in_quad
-from vision.whole_cards import find_card_quads
+from vision.recognise.detection import recognise
+from vision.recognise.geometry import points_in_quad
+from vision.recognise.whole_cards import find_card_quads
 
 __all__ = ["CameraCheck", "check_camera", "card_outlines", "card_heights", "GOOD_CARD_PX",
            "MIN_CARD_PX", "INDEX_PER_CARD", "RESOLUTIONS"]

@@ -3,9 +3,10 @@
 A lens that drifts or is knocked out of focus makes the board stop seeing cards without a
 word: blurred by 2 pixels the EPFL dev photos read 40 of 163 cards, by 3 pixels none
 (vision/training/README.md, "Out-of-focus frames sharpened back"). A soft frame is
-sharpened back (``vision.focus``), but past ``SHARPEN_BELOW`` the recogniser reads frames
+sharpened back (``vision.recognise.focus``), but past ``SHARPEN_BELOW`` the recogniser reads frames
 as they are, so that is where the players are told to turn the lens. The recogniser already
-measures the blur now and then (``vision.focus.FocusMeter``); this only watches its measure.
+measures the blur now and then (``vision.recognise.focus.FocusMeter``); this only watches its
+measure.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from vision.focus import SHARPEN_BELOW, FocusMeter, sharpens
+from vision.recognise.focus import SHARPEN_BELOW, FocusMeter, sharpens
 
 __all__ = ["FocusState", "FocusWatch", "focus_state"]
 
@@ -21,7 +22,7 @@ FocusState = Literal["unknown", "sharp", "soft", "out of focus"]
 
 
 def focus_state(sigma: float) -> FocusState:
-    """What one blur measure (``vision.focus.blur_sigma``) says of the lens.
+    """What one blur measure (``vision.recognise.focus.blur_sigma``) says of the lens.
 
     0.0 is a frame with no edge to measure (a bare table, a dark room): it says nothing.
     "soft" frames are sharpened before they are read and still read most cards.

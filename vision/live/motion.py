@@ -32,12 +32,12 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.cards import Card
-from vision.detection import Detection
-from vision.frames import check_frame
-from vision.sources import Frame, default_watch_size, watch_image
-from vision.tracker import Seen, long_side
-from vision.whole_cards import CARD_SIZES
-from vision.zones import centroid
+from vision.live.sources import Frame, default_watch_size, watch_image
+from vision.live.tracker import Seen, long_side
+from vision.live.zones import centroid
+from vision.recognise.detection import Detection
+from vision.recognise.frames import check_frame
+from vision.recognise.whole_cards import CARD_SIZES
 
 __all__ = ["WatchSettings", "Region", "ChangeWatcher", "StreamReader", "Box"]
 
@@ -49,7 +49,7 @@ Corners = tuple[Point, Point, Point, Point]
 
 class Recognise(Protocol):
     """Reads a full-resolution BGR image (a crop of a frame) whose cards are ``card_px`` tall:
-    ``vision.detection.CameraRecogniser``."""
+    ``vision.recognise.detection.CameraRecogniser``."""
 
     def __call__(self, image: Image, *, card_px: float | None = None) -> Sequence[Seen]: ...
 
@@ -155,7 +155,8 @@ class _Reading:
 class StreamReader:
     """``reader(frame) -> detections``: the full set for every frame, read where it changed.
 
-    ``recognise`` reads a full-resolution BGR image (``vision.detection.CameraRecogniser``);
+    ``recognise`` reads a full-resolution BGR image
+    (``vision.recognise.detection.CameraRecogniser``);
     it is called on padded crops of the changed regions only, and once on the whole frame
     when the table first settles, which is when the table's art is learnt. Each call is told
     the expected card height (``card_px``: the calibrated one where given, else the
@@ -247,7 +248,7 @@ class StreamReader:
     def _physical(self, seen: Seen) -> bool:
         """Whether a reading has the size of a card lying on this table (an outline
         between half and twice a card's expected length, the range the recogniser searches:
-        ``vision.whole_cards.CARD_SIZES``): a card's index alone, or a picture card's face
+        ``vision.recognise.whole_cards.CARD_SIZES``): a card's index alone, or a picture card's face
         read as a small card, is no card laid."""
         low, high = CARD_SIZES
         return low * self.card_px <= long_side(seen.corners) <= high * self.card_px

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine.cards import Card
-from vision.zones import TableZones, centroid
+from vision.live.zones import TableZones, centroid
 
 __all__ = [
     "Seen", "TrackerSettings", "CardTracker",
@@ -34,7 +34,7 @@ Point = tuple[float, float]
 
 
 class Seen(Protocol):
-    """What the tracker needs of a detection (``vision.detection.Detection`` fits)."""
+    """What the tracker needs of a detection (``vision.recognise.detection.Detection`` fits)."""
 
     @property
     def card(self) -> Card | None: ...

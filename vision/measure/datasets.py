@@ -93,7 +93,7 @@ def datasets_root() -> Path | None:
     if env:
         path = Path(env)
         return path if path.is_dir() else None
-    path = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+    path = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
     return path if path.is_dir() else None
 
 

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vision.classifier import ScoreAdjuster
-from vision.datasets import Split, load_labels
-from vision.detection import DEFAULT_MIN_CONFIDENCE
-from vision.imagefile import read_image
-from vision.photo import PHOTO_ASPECTS, recognise_photo
+from vision.measure.datasets import Split, load_labels
+from vision.recognise.classifier import ScoreAdjuster
+from vision.recognise.detection import DEFAULT_MIN_CONFIDENCE
+from vision.recognise.imagefile import read_image
+from vision.recognise.photo import PHOTO_ASPECTS, recognise_photo
 
 __all__ = ["evaluate"]
 
@@ -38,7 +38,7 @@ def evaluate(
 ) -> dict[str, Any]:
     """Reads every labelled image and returns the CONTRACT.md eval object.
 
-    ``deck``: a taught deck (``vision.deck``), to measure what teaching a set's deck buys.
+    ``deck``: a taught deck (``vision.recognise.deck``), to measure what teaching a set's deck buys.
     ``square_pixels``: read each image once, as the device reads its camera's frames.
     ``progress(done, total, file)`` is called after each image (a minute here, several on a Pi).
     """

@@ -6,7 +6,7 @@ looks for indices, not for whole cards. Stage one (here) is classical and cheap:
 segment small ink blobs of either polarity (dark or red ink on a light card,
 gold or silver ink on a dark card), pair each blob with a slightly smaller blob
 just "below" it, and cut out a patch rotated so that the pair stands upright.
-Stage two (``vision.classifier``) names each patch or rejects it.
+Stage two (``vision.recognise.classifier``) names each patch or rejects it.
 
 Every size threshold follows the cards' size. Where the caller knows how tall a card
 is in its pixels (the device's camera: ``card_px``), the frame is resized so a card is
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.frames import check_frame
-from vision.screen import load_screen
+from vision.recognise.frames import check_frame
+from vision.recognise.screen import load_screen
 
 __all__ = [
     "PATCH_SIZE",
@@ -522,8 +522,8 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
 
     ``card_px`` is a card's height in the frame's pixels where the caller knows it (the
     device's camera), which sets the scale it is read at (``reading``). With ``screen`` (the
-    default) the cheap index screen (``vision.screen``) drops the patches that cannot be an
-    index; training code that harvests hard negatives for the CNN or the screen itself asks
+    default) the cheap index screen (``vision.recognise.screen``) drops the patches that cannot be
+    an index; training code that harvests hard negatives for the CNN or the screen itself asks
     for every candidate.
     """
     check_frame(image, "find_candidates")

@@ -7,7 +7,7 @@ dnn runs the same file and gives the same scores.
 
 The network has two heads over one trunk: rank (13 ranks + "not an index") and
 suit (4 suits + "not an index"), so a deck's rank glyphs and suit symbols are
-learnt separately and combine freely. Weights: ``vision/models/corner_index.onnx``,
+learnt separately and combine freely. Weights: ``vision/recognise/models/corner_index.onnx``,
 trained by ``python -m vision.training.train``.
 
 Two more networks of the same shape give their opinions on the patches the
@@ -43,7 +43,8 @@ __all__ = [
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
 # Patches the first network gives at least this chance of being an index are read by the
 # other networks too (``other_opinion_paths``): one candidate in seven (held-out decks). The
-# detector drops readings below 0.7 (``vision.detection.MIN_INDEX_PROBABILITY``); 0.1 and 0.5
+# detector drops readings below 0.7 (``vision.recognise.detection.MIN_INDEX_PROBABILITY``); 0.1
+# and 0.5
 # read every held-out measure with the same counts as 0.3 (vision/training/README.md), so
 # the floor is not a fine tuning, only a cut of the plainly-not-index patches.
 OTHER_OPINIONS_FLOOR = 0.3
@@ -104,7 +105,8 @@ def normalise(patches: np.ndarray) -> np.ndarray:
 
 
 class ScoreAdjuster(Protocol):
-    """Changes a batch's scores in the light of its embeddings (a taught deck: ``vision.deck``)."""
+    """Changes a batch's scores in the light of its embeddings (a taught deck:
+    ``vision.recognise.deck``)."""
 
     def adjust(self, patches: np.ndarray, scores: PatchScores, embeddings: np.ndarray
                ) -> PatchScores: ...
@@ -206,7 +208,7 @@ def classify(patches: np.ndarray, *, model_path: str = str(MODEL_PATH),
 
     The network at ``model_path`` scores every patch; where other networks lie
     beside it (``other_opinion_paths``) the likely indices get the mean of them all.
-    With ``deck`` (a taught deck, ``vision.deck.DeckProfile``) the first network
+    With ``deck`` (a taught deck, ``vision.recognise.deck.DeckProfile``) the first network
     also returns its embeddings and the deck adjusts the scores; without one the
     path is exactly the logits-only one.
     """

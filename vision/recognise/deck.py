@@ -4,7 +4,7 @@ The corner-index network was trained on a handful of decks; a table's own deck
 may print its indices in a font it never saw, or with letters it does not know
 (French courts: V, D, R for jack, queen, king). ``teach`` takes photos of the
 deck laid out face up, cards apart (for example one photo per suit, ace to king
-in reading order), finds each card whole (``vision.whole_cards``), names it
+in reading order), finds each card whole (``vision.recognise.whole_cards``), names it
 from the list the players gave, and keeps each card's two corner-index patches,
 cut exactly as the recogniser cuts them, with the network's embedding of each
 (its 128-unit hidden layer). That is a ``DeckProfile``, saved as a small
@@ -46,8 +46,8 @@ import numpy as np
 
 from engine.cards import Card, Rank, Suit, parse_cards
 from engine.errors import CardError
-from vision.candidates import IndexCandidates, find_candidates
-from vision.classifier import (
+from vision.recognise.candidates import IndexCandidates, find_candidates
+from vision.recognise.classifier import (
     MODEL_PATH,
     NOT_INDEX_RANK,
     NOT_INDEX_SUIT,
@@ -56,8 +56,8 @@ from vision.classifier import (
     PatchScores,
     embed,
 )
-from vision.detection import points_in_quad
-from vision.whole_cards import CardQuad, corner_patches, find_card_quads
+from vision.recognise.detection import points_in_quad
+from vision.recognise.whole_cards import CardQuad, corner_patches, find_card_quads
 
 __all__ = [
     "DeckError", "DeckProfile", "TeachPhoto", "teach", "load_profile", "suit_cards",
@@ -307,8 +307,8 @@ def _reading_order(quads: Sequence[CardQuad]) -> list[int]:
 
 
 def _loose_indices(cand: IndexCandidates, quad: CardQuad) -> tuple[np.ndarray, np.ndarray]:
-    """Candidates (``vision.candidates``, cut as the partly-covered path cuts them) that read
-    upright at one end of the card: their indices into ``cand`` and which end (0 or 1)."""
+    """Candidates (``vision.recognise.candidates``, cut as the partly-covered path cuts them) that
+    read upright at one end of the card: their indices into ``cand`` and which end (0 or 1)."""
     corners = quad.corners.astype(np.float64)
     inside = points_in_quad(cand.rank_xy, corners) & points_in_quad(cand.suit_xy, corners)
     along = 0.5 * (corners[2] + corners[3]) - 0.5 * (corners[0] + corners[1])

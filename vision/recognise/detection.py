@@ -1,9 +1,9 @@
 """Finds and names every face-up card in a frame: ``recognise(image) -> list[Detection]``.
 
-Pipeline: a frame softer than a focused photo sharpened back (``vision.focus``),
-whole free-lying cards read at both corners (``vision.whole_cards``),
-then, for the rest, candidate corner indices (``vision.candidates``) -> CNN scores
-(``vision.classifier``) -> one reading per physical index -> one detection per
+Pipeline: a frame softer than a focused photo sharpened back (``vision.recognise.focus``),
+whole free-lying cards read at both corners (``vision.recognise.whole_cards``),
+then, for the rest, candidate corner indices (``vision.recognise.candidates``) -> CNN scores
+(``vision.recognise.classifier``) -> one reading per physical index -> one detection per
 card (a card shows up to two indices; a deck holds each card once). A wrong
 card costs more than a missing one (the device can ask again; it cannot
 un-score a wrong fifteen), so anything below ``min_confidence``, or any index
@@ -19,12 +19,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.cards import Card
-from vision.candidates import IndexCandidates, find_candidates
-from vision.classifier import MODEL_PATH, PatchScores, ScoreAdjuster, classify
-from vision.focus import SHARPENED_MIN_CONFIDENCE, FocusMeter, blur_sigma, refocus, sharpens
-from vision.frames import check_frame
-from vision.geometry import points_in_quad
-from vision.whole_cards import corner_patches, find_card_quads, read_card
+from vision.recognise.candidates import IndexCandidates, find_candidates
+from vision.recognise.classifier import MODEL_PATH, PatchScores, ScoreAdjuster, classify
+from vision.recognise.focus import (
+    SHARPENED_MIN_CONFIDENCE,
+    FocusMeter,
+    blur_sigma,
+    refocus,
+    sharpens,
+)
+from vision.recognise.frames import check_frame
+from vision.recognise.geometry import points_in_quad
+from vision.recognise.whole_cards import corner_patches, find_card_quads, read_card
 
 __all__ = ["Detection", "recognise", "CameraRecogniser", "DEFAULT_MIN_CONFIDENCE", "card_outline",
            "index_centres", "points_in_quad"]
@@ -175,11 +181,11 @@ def recognise(
     """Finds the face-up cards in a BGR frame; unreadable ones come back with ``card=None``.
 
     Detections are sorted by confidence, highest first. ``deck`` is the table's taught
-    deck (``vision.deck.DeckProfile``), which adjusts every patch's scores. ``blur`` is the
-    frame's ``vision.focus.blur_sigma`` where the caller knows it (a camera's, measured now
-    and then: ``CameraRecogniser``); None measures this frame. ``card_px`` is a card's
+    deck (``vision.recognise.deck.DeckProfile``), which adjusts every patch's scores. ``blur`` is
+    the frame's ``vision.recognise.focus.blur_sigma`` where the caller knows it (a camera's,
+    measured now and then: ``CameraRecogniser``); None measures this frame. ``card_px`` is a card's
     height in the frame's pixels where the caller knows it (a mounted camera): the frame is
-    read at the cards' scale, not its own size's (``vision.candidates.reading``).
+    read at the cards' scale, not its own size's (``vision.recognise.candidates.reading``).
     """
     check_frame(image, "recognise")
     sigma = blur_sigma(image) if blur is None else blur
@@ -236,7 +242,7 @@ def recognise(
 
 class CameraRecogniser:
     """``recognise`` for a camera's stream of frames, the blur measured once every ``every``
-    frames (``vision.focus.FocusMeter``) rather than on each: the device's recogniser."""
+    frames (``vision.recognise.focus.FocusMeter``) rather than on each: the device's recogniser."""
 
     def __init__(self, *, deck: ScoreAdjuster | None = None,
                  min_confidence: float = DEFAULT_MIN_CONFIDENCE, model_path: str = str(MODEL_PATH),

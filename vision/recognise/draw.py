@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.detection import Detection
+from vision.recognise.detection import Detection
 
 __all__ = ["draw_detections"]
 

@@ -17,8 +17,8 @@ import math
 import cv2
 import numpy as np
 
-from vision.candidates import working_scale
-from vision.frames import check_frame
+from vision.recognise.candidates import working_scale
+from vision.recognise.frames import check_frame
 
 __all__ = [
     "SHARP_SIGMA",
@@ -43,7 +43,8 @@ SHARPEN_FROM = 1.3
 SHARPEN_BELOW = 2.0
 # A sharpened frame names a card only this sure of it: below, its suit is a guess (a drawn 10C
 # read 10S at 0.61 at 1.9; Roboflow dev blurred 1.35-1.9 read a JH and a 10H at 0.64-0.73 that
-# are not there), where a focused frame's floor is vision.detection.DEFAULT_MIN_CONFIDENCE.
+# are not there), where a focused frame's floor is
+# vision.recognise.detection.DEFAULT_MIN_CONFIDENCE.
 SHARPENED_MIN_CONFIDENCE = 0.8
 # The unsharp mask's radius, per pixel of blur beyond a focused photo's, and how much of the
 # difference it adds back: chosen on the dev photos blurred by 1 and 2 pixels (before the
@@ -63,7 +64,7 @@ MIN_EDGE_PIXELS = 50
 
 def blur_sigma(image: np.ndarray) -> float:
     """The frame's blur as a Gaussian's sigma in pixels at the recogniser's working scale
-    (``vision.candidates.working_scale``); 0.0 when it shows no edge to measure.
+    (``vision.recognise.candidates.working_scale``); 0.0 when it shows no edge to measure.
 
     A step of height H blurred by sigma has its steepest slope at H / (sigma * sqrt(2 pi)), so
     the sharpest edges' slope over their height gives sigma, whatever their contrast. Costs
@@ -121,7 +122,7 @@ class FocusMeter:
     frame's 25 ms budget; at 30 fps the default measures once a second, so a camera knocked
     out of focus is caught within a second. The device loop reads ``sigma`` and
     ``measurements`` to tell the players when the lens needs turning
-    (``firmware.focus_watch``).
+    (``vision.live.focus_watch``).
     """
 
     def __init__(self, every: int = 30) -> None:

@@ -25,10 +25,10 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from vision.classifier import MODEL_PATH, ScoreAdjuster
-from vision.detection import DEFAULT_MIN_CONFIDENCE, Detection, index_centres, recognise
-from vision.focus import blur_sigma
-from vision.frames import check_frame
+from vision.recognise.classifier import MODEL_PATH, ScoreAdjuster
+from vision.recognise.detection import DEFAULT_MIN_CONFIDENCE, Detection, index_centres, recognise
+from vision.recognise.focus import blur_sigma
+from vision.recognise.frames import check_frame
 
 __all__ = ["recognise_photo", "PHOTO_ASPECTS", "ASPECT_MARGIN", "AGREED_CONFIDENCE"]
 
@@ -119,7 +119,7 @@ def recognise_photo(
         if not 1.0 < aspect <= 4.0:
             raise ValueError(f"a photo is widened by 1-4 times its width, got aspect {aspect}")
     check_frame(image, "recognise_photo")
-    # Every reading is sharpened as the photo is (vision.focus): widening softens edges
+    # Every reading is sharpened as the photo is (vision.recognise.focus): widening softens edges
     # across, which is no lens's blur.
     blur = blur_sigma(image)
     readings = [recognise(image, min_confidence=min_confidence, model_path=model_path, deck=deck,

@@ -10,7 +10,7 @@ pass what the CNN would call an index, and its threshold is set so that
 nearly every such patch passes: the CNN, not the screen, decides what a
 patch is.
 
-Weights: ``vision/models/index_screen.npz`` (a few kB).
+Weights: ``vision/recognise/models/index_screen.npz`` (a few kB).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Only a card whose readable corners agree is named; a card with no readable
 index (a card back, a blank sheet) is not reported at all.
 
 Cards that touch or overlap do not form one clean quadrilateral and are left
-to the corner-index path (``vision.candidates``).
+to the corner-index path (``vision.recognise.candidates``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.candidates import channel_extremes, check_card_px, extract_patches
-from vision.geometry import points_in_quad
+from vision.recognise.candidates import channel_extremes, check_card_px, extract_patches
+from vision.recognise.geometry import points_in_quad
 
 __all__ = ["CardQuad", "find_card_quads", "corner_patches", "CANON_W", "CANON_H"]
 
@@ -37,7 +37,7 @@ MIN_AREA = 0.002
 MAX_AREA = 0.35
 # Where a card's height is known (``card_px``) the search runs with a card this tall (what a
 # frame 288 px high makes of a card an eighth of its height, the device's expectation), and
-# a card is from half to twice that tall, as ``vision.motion.StreamReader`` counts a card
+# a card is from half to twice that tall, as ``vision.live.motion.StreamReader`` counts a card
 # physical: a crop round one card and the whole frame are searched alike.
 QUAD_CARD_PX = 36.0
 CARD_SIZES = (0.5, 2.0)
@@ -340,7 +340,7 @@ def read_card(
     Returns ``(card, confidence, has_index, corner)``: each corner's reading is its
     likeliest index patch; the corners that show an index must agree.
     """
-    from vision.classifier import PatchScores
+    from vision.recognise.classifier import PatchScores
 
     cards, conf, is_index = PatchScores(rank, suit).best()
     readings: list[tuple[Card | None, float, int]] = []

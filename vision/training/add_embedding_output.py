@@ -1,6 +1,6 @@
 """Adds the hidden layer as a second output, ``embedding``, to an exported corner-index model.
 
-Deck teaching (``vision.deck``) compares a frame's index patches with the taught
+Deck teaching (``vision.recognise.deck``) compares a frame's index patches with the taught
 deck's by the network's 128-unit hidden layer, so the model must expose it.
 ``train.py`` now exports both outputs; this rewrites an older single-output
 file in place once, without retraining, so the committed weights (and every
@@ -21,7 +21,7 @@ from pathlib import Path
 import onnx
 from onnx import TensorProto, helper
 
-from vision.classifier import EMBEDDING_OUTPUT, LOGITS_OUTPUT, MODEL_PATH
+from vision.recognise.classifier import EMBEDDING_OUTPUT, LOGITS_OUTPUT, MODEL_PATH
 
 
 def hidden_activation(graph: onnx.GraphProto) -> str:

@@ -1,4 +1,4 @@
-"""Exactly labelled candidate patches from scenes the project draws (``vision.scene``).
+"""Exactly labelled candidate patches from scenes the project draws (``vision.drawn.scene``).
 
 The photos' corner boxes leave the index's up and down to be guessed; a drawn
 scene knows every card's outline as it reads upright, so each candidate the
@@ -22,10 +22,10 @@ import numpy as np
 
 from engine.cards import Rank
 from engine.simulate import deal_cards
-from vision.candidates import PATCH_SIZE, find_candidates
-from vision.cardart import CARD_ASPECT, CardStyle, index_boxes
-from vision.detection import points_in_quad
-from vision.scene import SceneRenderer, SceneSettings, Script, TruthCard
+from vision.drawn.cardart import CARD_ASPECT, CardStyle, index_boxes
+from vision.drawn.scene import SceneRenderer, SceneSettings, Script, TruthCard
+from vision.recognise.candidates import PATCH_SIZE, find_candidates
+from vision.recognise.detection import points_in_quad
 from vision.training.facedecks import FaceDeck, SignedBox
 from vision.training.harvest import card_labels
 

@@ -1,6 +1,6 @@
 """Real deck designs for the drawn training scenes: the card themes Debian packages ship.
 
-The drawn decks (``vision.cardart``) are ours: one family of shapes, however
+The drawn decks (``vision.drawn.cardart``) are ours: one family of shapes, however
 their styles vary. Debian's card games carry some forty decks drawn by other
 people (aisleriot's ``/usr/share/aisleriot/cards`` and KDE's
 ``/usr/share/carddecks``: Paris, Dondorf, Bellot, Tigullio, Atlasnye, ...),
@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card, Rank, Suit
-from vision.cardart import CARD_ASPECT
+from vision.drawn.cardart import CARD_ASPECT
 
 __all__ = ["FACE_FOLDER", "FOREIGN_COURTS", "NO_THEMES", "THEME_DIRS", "FaceDeck", "FaceDeckError",
            "Half", "find_index_boxes", "face_decks_named", "load_face_decks", "render_theme",

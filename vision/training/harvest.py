@@ -16,9 +16,9 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from vision.candidates import find_candidates
-from vision.classifier import RANKS, SUITS
-from vision.datasets import LabelledImage
+from vision.measure.datasets import LabelledImage
+from vision.recognise.candidates import find_candidates
+from vision.recognise.classifier import RANKS, SUITS
 
 
 def card_labels(card: Card) -> tuple[int, int]:

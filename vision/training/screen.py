@@ -1,4 +1,5 @@
-"""Trains the index screen (``vision/screen.py``) and writes ``vision/models/index_screen.npz``.
+"""Trains the index screen (``vision/recognise/screen.py``) and writes
+``vision/recognise/models/index_screen.npz``.
 
 Run after every new CNN, since the screen learns to pass what that CNN calls
 an index::
@@ -7,12 +8,12 @@ an index::
 
 Data: every candidate the candidate stage cuts (unscreened) in the DEV photos
 of both shared sets, at their own size and at 1280x720, in drawn deals
-(``vision.scene``) and on tables of synthetic cards, plus synthetic indices
+(``vision.drawn.scene``) and on tables of synthetic cards, plus synthetic indices
 and clutter: decks we have no photo of must pass the screen too. With
 ``--face-scenes`` it adds deals laid with Debian's card themes
 (``facedecks.py``), for a CNN trained on them. The current
 CNN labels them: a patch it gives an index probability of at least
-``vision.detection``'s live floor is one to pass. A one-hidden-layer
+``vision.recognise.detection``'s live floor is one to pass. A one-hidden-layer
 perceptron is fitted on two thirds of the photos and scenes (by photo), and
 the threshold is set on the last third so that ``--keep`` of the patches the
 CNN would accept as a winning index pass. Needs only numpy; deterministic.
@@ -32,11 +33,11 @@ import cv2
 import numpy as np
 
 from engine.simulate import deal_cards
-from vision.candidates import find_candidates
-from vision.classifier import PatchScores, classify
-from vision.datasets import datasets_root, load_labels
-from vision.scene import SceneRenderer, SceneSettings, Script
-from vision.screen import SCREEN_PATH, IndexScreen, screen_features
+from vision.drawn.scene import SceneRenderer, SceneSettings, Script
+from vision.measure.datasets import datasets_root, load_labels
+from vision.recognise.candidates import find_candidates
+from vision.recognise.classifier import PatchScores, classify
+from vision.recognise.screen import SCREEN_PATH, IndexScreen, screen_features
 from vision.training.facedecks import FACE_FOLDER, NO_THEMES, FaceDeck, load_face_decks
 from vision.training.synth import bundled_typefaces, place, render_card, synth_set
 

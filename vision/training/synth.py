@@ -2,7 +2,7 @@
 
 Each positive is a rank (cv2.putText over the Hershey fonts, thickness and
 slant varied) above a drawn suit symbol, placed so that the two glyph centroids
-land where ``vision.candidates.extract_patches`` puts them, then jittered.
+land where ``vision.recognise.candidates.extract_patches`` puts them, then jittered.
 Given ``faces`` (``bundled_typefaces()``), half the glyphs come from real
 TrueType faces instead (ranks and other text in all, suit symbols in those that
 have them): Hershey strokes alone look like no printed deck.
@@ -24,7 +24,7 @@ from typing import cast
 import cv2
 import numpy as np
 
-from vision.candidates import PATCH_HALF_SPAN, PATCH_SIZE
+from vision.recognise.candidates import PATCH_HALF_SPAN, PATCH_SIZE
 
 RANK_TEXT = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("C", "D", "H", "S")
@@ -430,7 +430,7 @@ def render_card(rank: int, suit: int, *, height: int = 350, seed: int = 0) -> np
     w = int(round(height * 63 / 88))
     card = np.full((height, w, 3), 250, np.uint8)
     colour = (30, 30, 200) if SUITS[suit] in ("H", "D") else (25, 25, 25)
-    span = height / 8.3  # rank-to-suit distance, as vision.detection assumes
+    span = height / 8.3  # rank-to-suit distance, as vision.recognise.detection assumes
     rh = int(span * 0.95)
     text = RANK_TEXT[rank]
     font = cv2.FONT_HERSHEY_SIMPLEX

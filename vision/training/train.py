@@ -1,4 +1,4 @@
-"""Trains the corner-index classifier and writes ``vision/models/corner_index.onnx``.
+"""Trains the corner-index classifier and writes ``vision/recognise/models/corner_index.onnx``.
 
 Run (training-only dependencies in ``vision/training/requirements.txt``)::
 
@@ -31,8 +31,8 @@ import torch
 import torch.nn as nn
 
 from engine.cards import Card
-from vision.classifier import EMBEDDING_OUTPUT, LOGITS_OUTPUT, MODEL_PATH, normalise
-from vision.datasets import Split, datasets_root, load_labels
+from vision.measure.datasets import Split, datasets_root, load_labels
+from vision.recognise.classifier import EMBEDDING_OUTPUT, LOGITS_OUTPUT, MODEL_PATH, normalise
 from vision.training.augment import augment
 from vision.training.drawn import harvest_scenes
 from vision.training.facedecks import FACE_FOLDER, NO_THEMES, load_face_decks
@@ -65,7 +65,8 @@ class IndexNet(nn.Module):
 
 class _WithEmbedding(nn.Module):
     """Exports ``net`` with two outputs: its logits, and the hidden layer after its ReLU,
-    which deck teaching (``vision.deck``) compares; the logits are the same computation."""
+    which deck teaching (``vision.recognise.deck``) compares; the logits are the same
+    computation."""
 
     def __init__(self, net: IndexNet) -> None:
         super().__init__()

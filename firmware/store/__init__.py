@@ -1,0 +1,8 @@
+"""What the device keeps on its card: the event store, its mark, files replaced whole, and
+the coach's reading of the store.
+
+``eventstore`` is the SQLite event log with its verification and repair, ``mark`` the
+acknowledged-event mark beside it, ``files`` the power-cut-safe way every other file is
+written, ``coach`` the stats and reviews read from a store by period. It may import the
+engine only, so the web page, the club and the commands can all read a store.
+"""

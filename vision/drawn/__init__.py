@@ -1,0 +1,8 @@
+"""The drawn table: card faces, whole cribbage tables and a camera model, for tests and the demo.
+
+Card art (``cardart``), scenes of a table played from a log (``scene``), the drawn camera a
+``DeviceLoop`` reads like a real one (``scene_camera``), the camera's blur, noise and
+compression (``camera_model``) and drawn decks for measuring deck teaching (``deck_lab``).
+The device never imports it. It may import the engine, ``vision.recognise`` and
+``vision.live`` (a drawn table uses the real zones and sources).
+"""

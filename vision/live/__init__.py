@@ -1,0 +1,8 @@
+"""The live table: cameras, what moved, which cards came and went, and where they lie.
+
+Camera sources (``sources``), the stream reader that reads only changed regions
+(``motion``), the tracker that turns readings into laid and removed cards (``tracker``),
+the table's zones (``zones``), whether a mounted camera sees cards big enough
+(``camera_check``) and the lens's focus as the players are told it (``focus_watch``). It may
+import the engine and ``vision.recognise``; never the drawn table, the measuring or firmware.
+"""
