@@ -588,7 +588,7 @@ def test_damage_only_quick_check_sees_is_repaired_and_nothing_lost(tmp_path: Pat
 
 def test_a_repair_fsyncs_the_folder_after_renaming_the_fresh_store_in(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import firmware.store.eventstore as store_module
+    import firmware.store.repair as store_module
     path = tmp_path / "s.db"
     fill(path, simulate_game(random.Random(5), PLAYERS)[:10]).close()
     with sqlite3.connect(path) as conn:
@@ -655,8 +655,8 @@ def test_rows_after_an_unreadable_page_are_kept(tmp_path: Path, match_log) -> No
 
 
 def test_a_row_whose_checksum_holds_but_the_engine_refuses_is_damage(tmp_path: Path) -> None:
-    from firmware.store.eventstore import _crc
     from firmware.store.mark import mark_path
+    from firmware.store.schema import row_crc
 
     path = tmp_path / "s.db"
     events = simulate_game(random.Random(5), PLAYERS)[:12]
@@ -665,7 +665,7 @@ def test_a_row_whose_checksum_holds_but_the_engine_refuses_is_damage(tmp_path: P
     with sqlite3.connect(path) as conn:
         match, at = conn.execute("SELECT match, at FROM events WHERE id = 12").fetchone()
         conn.execute("UPDATE events SET line = ?, crc = ? WHERE id = 12",
-                     (forged, _crc(12, match, at, forged)))
+                     (forged, row_crc(12, match, at, forged)))
     conn.close()
     mark_path(path).unlink()  # so only the replay can tell: the mark would see the new crc
     with EventStore.open(path, clock=Clock()) as store:

@@ -31,7 +31,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from firmware.store.eventstore import damaged_copies
+from firmware.store.repair import damaged_copies
 
 __all__ = ["Outbox", "OutboxRow", "Pending", "store_id"]
 
