@@ -19,9 +19,8 @@ from typing import Any
 
 from engine.advise import DiscardOption, hand_expectation, rank_discards
 from engine.cards import DECK, Card
-from engine.correction import settled_log
 from engine.events import Crib, Deal, Discard, Event, NewGame, Play, Show, Starter
-from engine.game import Game
+from engine.fold import Step, fold_steps
 from engine.show import score_show
 
 __all__ = ["PlayerDeal", "DealReview", "review_log", "PLAY_REASONS"]
@@ -120,6 +119,27 @@ class _Deal:
     crib: tuple[Card, ...] | None = None
     heels: int = 0
 
+    def take(self, step: Step) -> None:
+        """Notes what one event of this deal shows: a card, a hand, the crib, a throw, or
+        what the play and his heels pegged."""
+        event = step.event
+        if isinstance(event, Starter):
+            self.starter = event.card
+        elif isinstance(event, Show):
+            self.shown[event.player] = event.cards
+        elif isinstance(event, Crib):
+            self.crib = event.cards
+        elif isinstance(event, Discard):
+            self.thrown[event.player] = event.cards
+        elif isinstance(event, Play):  # only a play lays a card
+            self.laid[event.player] = step.fold.laid(event.player)
+        for record in step.pegged:
+            reasons = set(record.reason.split("+"))
+            if reasons <= PLAY_REASONS and record.player is not None:
+                self.pegged[record.player] = self.pegged.get(record.player, 0) + record.points
+            elif record.reason == "his_heels":
+                self.heels += record.points
+
     def close(self) -> DealReview:
         thrown = self._thrown()
         parts = []
@@ -162,42 +182,23 @@ class _Deal:
 
 def review_log(lines: Iterable[str | Mapping[str, Any] | Event]) -> tuple[DealReview, ...]:
     """Reviews every deal of a match's event log, in order; a bad log raises ``LogError``."""
-    game = Game()
     deals: list[DealReview] = []
     current: _Deal | None = None
-    games = numbers = 0
-    for number, event in settled_log(lines):  # a misread card as it was put right
-        pegged = game.apply(event, number=number)  # a bad line raises LogError naming it
+    numbers = 0
+    for step in fold_steps(lines):  # a misread card as it was put right
+        event, game = step.event, step.fold
         if isinstance(event, NewGame | Deal) and current is not None:
             deals.append(current.close())
             current = None
         if isinstance(event, NewGame):
-            games += 1
             numbers = 0
         if isinstance(event, Deal):
             numbers += 1
             sides = {p: game.side_of(p).name for p in game.players}
-            current = _Deal(games, numbers, game.dealer or "", game.players,
+            current = _Deal(step.game, numbers, game.dealer or "", game.players,
                             sides, game.rules.crib_four_flush)
-        if current is None:
-            continue
-        if isinstance(event, Starter):
-            current.starter = event.card
-        elif isinstance(event, Show):
-            current.shown[event.player] = event.cards
-        elif isinstance(event, Crib):
-            current.crib = event.cards
-        elif isinstance(event, Discard):
-            current.thrown[event.player] = event.cards
-        elif isinstance(event, Play):  # only a play lays a card
-            current.laid[event.player] = game.laid(event.player)
-        for record in pegged:
-            reasons = set(record.reason.split("+"))
-            if reasons <= PLAY_REASONS and record.player is not None:
-                current.pegged[record.player] = (current.pegged.get(record.player, 0)
-                                                 + record.points)
-            elif record.reason == "his_heels":
-                current.heels += record.points
+        if current is not None:
+            current.take(step)
     if current is not None:
         deals.append(current.close())
     return tuple(deals)

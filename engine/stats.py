@@ -1,6 +1,6 @@
 """Each player's statistics over stored matches: results, hands, cribs, pegging and luck.
 
-Pure: it folds match logs (``engine.review`` for the deals, ``engine.game`` for
+Pure: it folds match logs (``engine.review`` for the deals, ``engine.fold`` for
 the results) and never reads a store itself; the caller picks the matches and,
 for a period, the games that count.
 
@@ -14,14 +14,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
 from engine.cards import Card
-from engine.correction import settled_log
 from engine.events import Event, NewGame
+from engine.fold import fold_steps
 from engine.game import Game
+from engine.records import Side
 from engine.review import DealReview, review_log
 
 __all__ = ["HAND_DISTRIBUTION", "GameOutcome", "MatchLog", "PlayerStats", "Stats",
@@ -58,7 +59,7 @@ class GameOutcome:
 
     game: int
     winner: str
-    sides: tuple[tuple[str, tuple[str, ...], int, str | None], ...]  # name, players, score, result
+    sides: tuple[Side, ...]
 
 
 @dataclass
@@ -118,21 +119,16 @@ class Stats:
 
 def match_outcomes(lines: Iterable[Line]) -> tuple[GameOutcome, ...]:
     """The finished games of one match's log, with each side's result at the end."""
-    game = Game()
-    outcomes: list[GameOutcome] = []
-    games = 0
-    for number, event in settled_log(lines):
-        before = game.phase
-        game.apply(event, number=number)
-        games += isinstance(event, NewGame)
-        if before != "over" and game.phase == "over":
-            winner = game.winner
-            assert winner is not None
-            outcomes.append(GameOutcome(games, winner, tuple(
-                (side.name, side.players, side.score,
-                 None if side.name == winner else side.result or "win")
-                for side in game.sides)))
-    return tuple(outcomes)
+    return tuple(_outcome(step.fold, step.game) for step in fold_steps(lines) if step.ended)
+
+
+def _outcome(game: Game, number: int) -> GameOutcome:
+    """The game just finished; the winner's result is None, as it lost nothing."""
+    winner = game.winner
+    assert winner is not None
+    return GameOutcome(number, winner, tuple(
+        replace(side, result=None if side.name == winner else side.result or "win")
+        for side in game.sides))
 
 
 def compute_stats(matches: Iterable[MatchLog], *, player: str | None = None) -> Stats:
@@ -150,7 +146,7 @@ def compute_stats(matches: Iterable[MatchLog], *, player: str | None = None) -> 
         for outcome in match_outcomes(lines):
             if match.counts(outcome.game):
                 _count_game(outcome, of, meetings)
-                seated = {p for _, players, _, _ in outcome.sides for p in players}
+                seated = {p for side in outcome.sides for p in side.players}
                 for person in seated:
                     tables.setdefault(person, set()).update(seated)
         for deal in review_log(lines):
@@ -166,23 +162,23 @@ def compute_stats(matches: Iterable[MatchLog], *, player: str | None = None) -> 
 
 def _count_game(outcome: GameOutcome, of: Any, meetings: dict[tuple[str, str], list[int]]
                 ) -> None:
-    winners = next(players for name, players, _, _ in outcome.sides if name == outcome.winner)
-    for name, players, _, result in outcome.sides:
-        for person in players:
+    winners = next(s.players for s in outcome.sides if s.name == outcome.winner)
+    for side in outcome.sides:
+        for person in side.players:
             stats = of(person)
             stats.games += 1
-            if name == outcome.winner:
+            if side.name == outcome.winner:
                 stats.wins += 1
-                stats.skunks_given += sum(r in ("skunk", "double_skunk")
-                                          for *_, r in outcome.sides)
-            elif result in ("skunk", "double_skunk"):
+                stats.skunks_given += sum(s.result in ("skunk", "double_skunk")
+                                          for s in outcome.sides)
+            elif side.result in ("skunk", "double_skunk"):
                 stats.skunks_taken += 1
     # Head to head: the winners against each player of each losing side.
-    for name, players, _, _ in outcome.sides:
-        if name == outcome.winner:
+    for side in outcome.sides:
+        if side.name == outcome.winner:
             continue
         for winner in winners:
-            for loser in players:
+            for loser in side.players:
                 a, b = sorted((winner, loser))
                 meetings.setdefault((a, b), []).append(0 if winner == a else 1)
 
@@ -216,13 +212,12 @@ def score_races(lines: Iterable[Line]) -> dict[int, dict[str, list[list[int]]]]:
     """Each side's score after every event that pegged, game by game (from 1) of a match
     log, in one fold: ``{game: {side: [[event, score], ...]}}``, each side starting at
     ``[first event, 0]``."""
-    fold = Game()
     races: dict[int, dict[str, list[list[int]]]] = {}
     race: dict[str, list[list[int]]] = {}
-    for number, event in settled_log(lines):
-        pegged = fold.apply(event, number=number)
-        if isinstance(event, NewGame):
-            race = races[len(races) + 1] = {side.name: [[number, 0]] for side in fold.sides}
-        for record in pegged:
-            race[record.side].append([number, race[record.side][-1][1] + record.points])
+    for step in fold_steps(lines):
+        if isinstance(step.event, NewGame):
+            race = races[step.game] = {side.name: [[step.number, 0]]
+                                       for side in step.fold.sides}
+        for record in step.pegged:
+            race[record.side].append([step.number, race[record.side][-1][1] + record.points])
     return races

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from test_engine_review import ANN_THREW, DEAL
 
+from engine.events import NewGame
+from engine.fold import fold_steps
+from engine.game import Game
 from engine.review import review_log
 from engine.stats import HAND_DISTRIBUTION, MatchLog, compute_stats, match_outcomes, score_races
 
@@ -94,7 +97,7 @@ def test_outcomes_say_each_losers_result() -> None:
     (outcome,) = match_outcomes(lines)
     report = json.loads((GAMES / "three-players.expected.json").read_text())
     assert outcome.winner == report["winner"]
-    assert [score for _, _, score, _ in outcome.sides] == [s["score"] for s in report["sides"]]
+    assert [side.score for side in outcome.sides] == [s["score"] for s in report["sides"]]
 
 
 def test_score_race_ends_at_the_final_scores() -> None:
@@ -106,6 +109,23 @@ def test_score_race_ends_at_the_final_scores() -> None:
     for points in race.values():
         assert points[0][1] == 0
         assert [p[1] for p in points] == sorted(p[1] for p in points)
+
+
+def test_the_shared_fold_numbers_the_games_and_marks_each_end() -> None:
+    """The walk that match_outcomes, score_races and review_log share: each new_game starts
+    the next game, and the event that finishes one is marked once, as the replay records."""
+    lines = (GAMES / "two-players.jsonl").read_text().splitlines()
+    starts, ends = [], []
+    for step in fold_steps(lines):
+        if isinstance(step.event, NewGame):
+            starts.append((step.number, step.game))
+        if step.ended:
+            ends.append((step.game, step.fold.winner, step.fold.phase))
+    assert starts == [(n, game) for game, n in enumerate(
+        (n for n, line in enumerate(lines) if json.loads(line)["type"] == "new_game"), 1)]
+    assert ends == [(game, result.winner, "over")
+                    for game, result in enumerate(Game.replay(lines).match, 1)]
+    assert len(ends) == 2
 
 
 def test_the_all_hands_distribution_is_every_show() -> None:
