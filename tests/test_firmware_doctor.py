@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -16,7 +17,7 @@ from firmware.doctor.checks import Finding, System, check, check_loaded
 from firmware.doctor.walk import WALK_COLOUR, ask_buttons, measure_camera, walk_leds
 from hardware.buttons import ButtonConfig, ButtonPanel
 from hardware.layout import per_side_tracks
-from vision.live.sources import ReplaySource
+from vision.live.sources import Frame, ReplaySource
 from vision.recognise.detection import CameraRecogniser
 from vision.training.synth import place, render_card
 
@@ -324,3 +325,20 @@ def test_camera_without_a_frame_says_so() -> None:
     lines: list[str] = []
     assert measure_camera(Silent(), lambda image: [], say=lines.append, tries=3) is None
     assert lines == ["camera: no frame in 3 tries"]
+
+
+def test_camera_sizes_are_calibrate_checks() -> None:
+    class Still:
+        def read(self, timeout: float = 0.5) -> Frame:
+            return Frame(np.zeros((720, 1280, 3), np.uint8), 0.0, 0)
+
+    small = [(10.0, 10.0), (46.0, 10.0), (46.0, 60.0), (10.0, 60.0)]  # 36 x 50 px: unreadable
+    lines: list[str] = []
+    size = measure_camera(Still(), lambda image: [SimpleNamespace(card=None, corners=small)],
+                          say=lines.append)
+    assert size == (1280, 720)
+    assert lines == ["camera: frame 1280x720", "  unreadable card: 36 x 50 px"]
+    lines.clear()
+    assert measure_camera(Still(), lambda image: [], say=lines.append) == (1280, 720)
+    assert lines == ["camera: frame 1280x720", "camera: no card in view: lay a few face up "
+                                               "under the camera and run it again"]

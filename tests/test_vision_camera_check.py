@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from firmware.commands.cli import main
-from vision.live.camera_check import GOOD_CARD_PX, MIN_CARD_PX, card_heights, check_camera
+from vision.live.camera_check import (
+    GOOD_CARD_PX,
+    MIN_CARD_PX,
+    card_heights,
+    card_size,
+    check_camera,
+)
 
 
 def card(x: float, y: float, h: float) -> list[tuple[float, float]]:
@@ -22,6 +28,12 @@ def test_card_height_is_the_longer_pair_of_sides_whichever_way_the_card_lies() -
     upright = card(0, 0, 90)
     sideways = [(0.0, 0.0), (90.0, 0.0), (90.0, 64.4), (0.0, 64.4)]
     assert card_heights([upright, sideways]) == pytest.approx([90.0, 90.0])
+
+
+def test_card_size_follows_the_outline_and_averages_a_card_seen_askew() -> None:
+    assert card_size(card(0, 0, 88)) == pytest.approx((63.0, 88.0))
+    # The far side foreshortened: 60 px against the near side's 66.
+    assert card_size([(0, 0), (66, 0), (63, 88), (3, 88)]) == pytest.approx((63.0, 88.05), abs=0.01)
 
 
 def test_small_cards_are_too_small_and_the_advice_names_a_resolution_and_a_height() -> None:

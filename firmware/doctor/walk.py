@@ -74,8 +74,12 @@ def measure_camera(source: Any, recognise: Callable[[Any], Sequence[Any]], *, sa
                    tries: int = 20) -> tuple[int, int] | None:
     """Grabs one frame, says its size and each card's size in pixels; returns the frame size.
 
-    Cards about 60 px across or more read well; smaller ones mean the camera is too high.
+    A card's size is ``calibrate --check``'s (``vision.live.camera_check.card_size``), so the
+    doctor and the calibration never disagree on what a card measures.
     """
+    # Only this check reads cards: the LED walk and the buttons need not load the recogniser.
+    from vision.live.camera_check import card_size
+
     frame = None
     for _ in range(tries):
         frame = source.read(timeout=0.5)
@@ -89,10 +93,9 @@ def measure_camera(source: Any, recognise: Callable[[Any], Sequence[Any]], *, sa
     detections = recognise(frame.image)
     if not detections:
         say("camera: no card in view: lay a few face up under the camera and run it again")
+        return (width, height)
     for found in detections:
-        corners = np.asarray(found.corners, dtype=float)
-        across = float(np.linalg.norm(corners[1] - corners[0]))
-        down = float(np.linalg.norm(corners[3] - corners[0]))
+        across, down = card_size(found.corners)
         name = str(found.card) if found.card is not None else "unreadable card"
         say(f"  {name}: {across:.0f} x {down:.0f} px")
     return (width, height)

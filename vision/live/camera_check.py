@@ -23,8 +23,8 @@ from vision.recognise.detection import recognise
 from vision.recognise.geometry import points_in_quad
 from vision.recognise.whole_cards import find_card_quads
 
-__all__ = ["CameraCheck", "check_camera", "card_outlines", "card_heights", "GOOD_CARD_PX",
-           "MIN_CARD_PX", "INDEX_PER_CARD", "RESOLUTIONS"]
+__all__ = ["CameraCheck", "check_camera", "card_outlines", "card_heights", "card_size",
+           "GOOD_CARD_PX", "MIN_CARD_PX", "INDEX_PER_CARD", "RESOLUTIONS"]
 
 Outline = Sequence[tuple[float, float]]
 
@@ -75,14 +75,18 @@ def card_outlines(image: np.ndarray) -> list[Outline]:
     return outlines
 
 
+def card_size(outline: Outline) -> tuple[float, float]:
+    """A card's size in pixels along its outline's first side and the next (across and down
+    for a card outlined from its top-left corner): each the mean of a pair of opposite sides,
+    so a card seen a little askew measures as it lies."""
+    c = np.asarray(outline, np.float64)
+    sides = [float(np.hypot(*(c[(i + 1) % 4] - c[i]))) for i in range(4)]
+    return 0.5 * (sides[0] + sides[2]), 0.5 * (sides[1] + sides[3])
+
+
 def card_heights(outlines: Sequence[Outline]) -> list[float]:
-    """Each card's height in pixels: the mean of its outline's longer pair of opposite sides."""
-    out = []
-    for outline in outlines:
-        c = np.asarray(outline, np.float64)
-        sides = [float(np.hypot(*(c[(i + 1) % 4] - c[i]))) for i in range(4)]
-        out.append(max(0.5 * (sides[0] + sides[2]), 0.5 * (sides[1] + sides[3])))
-    return out
+    """Each card's height in pixels: the longer of its ``card_size``, whichever way it lies."""
+    return [max(card_size(outline)) for outline in outlines]
 
 
 def check_camera(frame_size: tuple[int, int], outlines: Sequence[Outline], *,

@@ -2,10 +2,9 @@
 // change to /api/action with the board's PIN, the revision it was made against and a fresh
 // nonce, so the board refuses a change made against a table that has moved on, or a replay.
 // No framework and nothing from the internet: the table may have no connection.
+// Loaded after cards.js, whose el(), cardChip() and deck of card buttons it uses.
 "use strict";
 
-const SUITS = [["S", "♠"], ["H", "♥"], ["D", "♦"], ["C", "♣"]];
-const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const DEFAULT_COLOURS = ["#0072b2", "#e69f00", "#009e73", "#cc79a7"];
 const FLAGS = ["partnership", "muggins", "last_player_continues", "early_double_skunk",
   "crib_four_flush", "stink_hole", "muggins_heels"];
@@ -26,29 +25,6 @@ let cameraSeen = null;
 let blurredSeen = false;  // whether the camera was last shown out of focus
 
 const $ = (id) => document.getElementById(id);
-
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === false || value === null || value === undefined) continue;
-    if (key === "class") node.className = value;
-    else if (key === "style") node.style.cssText = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-function cardChip(text) {
-  const suit = text.slice(-1);
-  const symbol = (SUITS.find(([letter]) => letter === suit) || [suit, suit])[1];
-  return el("span", { class: "cardchip" + ("HD".includes(suit) ? " red" : "") },
-    text.slice(0, -1) + symbol);
-}
 
 // "12.9": the store's last row id, then the events in the match. Later ids are newer;
 // for one id, fewer events are newer (undo).
@@ -353,16 +329,7 @@ async function send(fields) {
 }
 
 function buildDeck() {
-  const deck = $("deck");
-  for (const [suit, symbol] of SUITS) {
-    for (const rank of RANKS) {
-      const card = rank + suit;
-      deck.append(el("button", {
-        type: "button", class: "HD".includes(suit) ? "red" : "", "data-card": card,
-        "aria-label": card, onclick: () => tapCard(card),
-      }, rank + symbol));
-    }
-  }
+  $("deck").append(...deckButtons(tapCard, { labelled: true }));
 }
 
 async function tapCard(card) {

@@ -1,6 +1,7 @@
 // The coach: the current match deal by deal (/api/review) and each player's statistics
 // (/api/stats), with plots drawn here as SVG (no library, nothing from the internet).
-// Loaded after app.js, whose el(), cardChip(), send() and SUITS/RANKS it uses.
+// Loaded after cards.js and app.js: el(), cardChip() and deckButtons() from the first,
+// $() and send() from the second.
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -169,21 +170,13 @@ function drawThrowPicker(deal) {
   const who = el("select", { id: "throw-player", "aria-label": "Who threw",
     onchange: (e) => { throwPlayer = e.target.value; throwPicked = []; drawThrowPicker(deal); } },
     unknown.map((name) => el("option", { value: name, selected: name === throwPlayer }, name)));
-  const deck = el("div", { class: "deck throw-deck" });
-  for (const [suit, symbol] of SUITS) {
-    for (const rank of RANKS) {
-      const card = rank + suit;
-      if (known.has(card)) continue;
-      const picked = throwPicked.includes(card);
-      deck.append(el("button", { type: "button", class: ("HD".includes(suit) ? "red" : "")
-        + (picked ? " picked" : ""), "data-card": card, "aria-pressed": picked ? "true" : "false",
-        onclick: () => {
-          throwPicked = picked ? throwPicked.filter((c) => c !== card)
-            : throwPicked.length < size ? [...throwPicked, card] : throwPicked;
-          drawThrowPicker(deal);
-        } }, rank + symbol));
-    }
-  }
+  const pick = (card) => {
+    throwPicked = throwPicked.includes(card) ? throwPicked.filter((c) => c !== card)
+      : throwPicked.length < size ? [...throwPicked, card] : throwPicked;
+    drawThrowPicker(deal);
+  };
+  const deck = el("div", { class: "deck throw-deck" },
+    deckButtons(pick, { leave: known, picked: throwPicked }));
   const save = el("button", { type: "button", id: "throw-save",
     disabled: throwPicked.length !== size, onclick: async () => {
       const sent = await send({ action: "discard", player: throwPlayer, cards: throwPicked });
