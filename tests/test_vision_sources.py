@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.live import sources
 from vision.live.sources import (
     CameraUnavailableError,
     OpenCVSource,
@@ -16,6 +17,7 @@ from vision.live.sources import (
     ReplaySource,
     SourceError,
     open_source,
+    watch_image,
 )
 
 
@@ -227,3 +229,20 @@ def test_replay_of_a_video_gives_both_streams_at_the_configured_sizes(tmp_path: 
     assert all(f.image.shape == (1080, 1920, 3) for f in frames)
     assert all(f.watch is not None and f.watch.shape == (270, 480) for f in frames)
     assert [f.at for f in frames] == pytest.approx([0, 1 / 30, 2 / 30, 3 / 30])
+
+
+def test_replay_shrinks_the_watch_copy_only_when_a_reader_asks_and_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_table_images(tmp_path / "hires", 2, (2304, 1296))
+    shrunk: list[tuple[int, int]] = []
+
+    def counted(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        shrunk.append(size)
+        return watch_image(image, size)
+
+    monkeypatch.setattr(sources, "watch_image", counted)
+    frames = list(open_source("replay", path=tmp_path / "hires"))
+    assert shrunk == []  # read for cards only: nothing shrunk
+    watch = frames[1].watch
+    assert frames[1].watch is watch and shrunk == [(576, 324)]
+    assert watch is not None and np.array_equal(watch, watch_image(frames[1].image, (576, 324)))

@@ -20,7 +20,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -53,7 +53,7 @@ class CameraUnavailableError(OSError):
         self.reason = reason
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Frame:
     """One BGR frame (OpenCV's order) with the time it was taken, in seconds.
 
@@ -61,12 +61,30 @@ class Frame:
     same view as a small grey image (picamera2's ``lores`` stream, or a downscaled copy),
     cheap enough to compare every frame for movement; None where a source has none, and
     ``watch_image`` makes one. Callers that want one image use ``image``.
+
+    A source whose watch copy is only ever shrunk from ``image`` (a replay) gives its
+    ``watch_size`` instead of the copy: ``watch`` makes it on first use, so the readers that
+    never look at it (calibrate, the doctor, a loop reading whole frames) pay no shrink.
     """
 
     image: Image
     at: float
     index: int
-    watch: Image | None = None
+    _watch: Image | None = field(repr=False)
+    _watch_size: tuple[int, int] | None = field(repr=False)
+
+    def __init__(self, image: Image, at: float, index: int, watch: Image | None = None, *,
+                 watch_size: tuple[int, int] | None = None) -> None:
+        for name, value in (("image", image), ("at", at), ("index", index), ("_watch", watch),
+                            ("_watch_size", watch_size)):
+            object.__setattr__(self, name, value)  # frozen: the dataclass's own way in
+
+    @property
+    def watch(self) -> Image | None:
+        """The small grey copy: the source's, else shrunk now (once) where it gave a size."""
+        if self._watch is None and self._watch_size is not None:
+            object.__setattr__(self, "_watch", watch_image(self.image, self._watch_size))
+        return self._watch
 
 
 def default_watch_size(size: tuple[int, int]) -> tuple[int, int]:
@@ -107,7 +125,8 @@ class ReplaySource:
 
     Timestamps are ``index / fps`` so a replay behaves the same on any machine. Each frame
     comes at ``size`` (the recording's own when None) with its ``watch`` copy at ``watch``
-    (a quarter of the frame when None), as a camera's two streams do.
+    (a quarter of the frame when None), as a camera's two streams do; the copy is shrunk
+    only when a reader asks for it (``Frame.watch``).
     """
 
     name = "replay"
@@ -150,8 +169,8 @@ class ReplaySource:
             image = cast(Image, self._cv2.resize(image, self.size,
                                                  interpolation=self._cv2.INTER_AREA))
         shape = (image.shape[1], image.shape[0])
-        watch = watch_image(image, self.watch or default_watch_size(shape))
-        frame = Frame(image, self._index / self.fps, self._index, watch)
+        frame = Frame(image, self._index / self.fps, self._index,
+                      watch_size=self.watch or default_watch_size(shape))
         self._index += 1
         return frame
 
