@@ -1,15 +1,17 @@
-"""Events and cards as players say them, for the voice, the status line and the page.
+"""Events, cards and scores as players say them, for the voice, the status line and the page.
 
 A log line is for programs; what the table hears must be words a player
 understands ("Bob's five of spades"), never the JSON.
 
 >>> event_words({"type": "play", "player": "Bob", "card": "5S"})
 "Bob's five of spades"
+>>> points_words({"Ann": 2, "Bob": 0})
+'Ann 2, Bob 0'
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from engine.cards import Card
@@ -30,8 +32,9 @@ from engine.events import (
     Starter,
     as_event,
 )
+from engine.records import Side
 
-__all__ = ["card_words", "event_words", "result_words"]
+__all__ = ["card_words", "event_words", "result_words", "scores_words", "points_words"]
 
 
 def card_words(card: Card) -> str:
@@ -42,6 +45,23 @@ def card_words(card: Card) -> str:
 def result_words(result: str | None) -> str:
     """A game's result as said: ``double_skunk`` is "double skunk"."""
     return "" if result is None else result.replace("_", " ")
+
+
+def scores_words(sides: Iterable[Side | Mapping[str, Any]]) -> str:
+    """The sides' scores in seating order, ``"Ann 12, Bob 9"``: the status line, the board
+    picture's heading, the demo and ``history`` all say them so. A side may be its JSON
+    (``Side.to_json``), where a report is described after it was written."""
+    return _tally((s["name"], s["score"]) if isinstance(s, Mapping) else (s.name, s.score)
+                  for s in sides)
+
+
+def points_words(points: Mapping[str, int]) -> str:
+    """Each side's match points in seating order, ``"Ann 2, Bob 0"``, said as the scores are."""
+    return _tally(points.items())
+
+
+def _tally(named: Iterable[tuple[str, int]]) -> str:
+    return ", ".join(f"{name} {n}" for name, n in named)
 
 
 def event_words(event: str | Mapping[str, Any] | Event) -> str:

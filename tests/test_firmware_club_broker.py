@@ -24,7 +24,7 @@ from mqttbroker import MosquittoBroker, wait_until
 
 from engine.game import Game
 from engine.simulate import simulate_game
-from firmware.club.publisher import ClubPublisher
+from firmware.club.publisher import ClubPublisher, start_publisher
 from firmware.club.server import ClubServer, create_club_app
 from firmware.club.settings import ClubConfig, parse_broker
 from firmware.store.eventstore import EventStore
@@ -411,3 +411,29 @@ def test_a_publisher_woken_by_the_page_hub_sends_before_its_poll(
 def _lines(path: Path) -> list[str]:
     with EventStore.open(path, readonly=True) as store:
         return list(store.lines)
+
+
+def test_start_publisher_starts_one_that_wakes_on_the_pages_commits(tmp_path: Path,
+                                                                  broker: MosquittoBroker) -> None:
+    woken: list[Any] = []
+
+    class Page:
+        """The one thing of the page's hub a publisher uses: a listener for each commit."""
+
+        def subscribe(self, listener: Any) -> Any:
+            woken.append(listener)
+            return lambda: None
+
+    path = tmp_path / "t.sqlite3"
+    store = fresh_store(path)
+    config = ClubConfig(broker=parse_broker(broker.url), board="table-1")
+    board = start_publisher(path, config, hub=Page())  # type: ignore[arg-type]
+    try:
+        assert woken == [board.wake]
+        wait_until(lambda: board.connected, timeout_s=10, what="the board to connect")
+        for event in game_events(5)[:12]:
+            store.append(event)
+        assert board.flush(store.last_id, timeout_s=10) and board.sent == store.last_id
+    finally:
+        board.stop()
+        store.close()

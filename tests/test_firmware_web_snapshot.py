@@ -12,7 +12,15 @@ from logdsl import log, play
 from engine.game import Game
 from engine.simulate import simulate_game
 from firmware.store.eventstore import EventStore
-from firmware.web.snapshot import BoardLimits, TableView, hex_colour, revision, table_snapshot
+from firmware.web.snapshot import (
+    BoardLimits,
+    TableView,
+    hex_colour,
+    match_standing,
+    revision,
+    side_json,
+    table_snapshot,
+)
 
 COLOURS = ((0, 114, 178), (230, 159, 0), (0, 158, 115))
 
@@ -141,3 +149,33 @@ def test_the_match_standing_names_its_length_match_point_and_winner() -> None:
     game = Game.replay(events)
     match = table_snapshot(view(game, lines_of(events)))["match"]
     assert match["winner"] == game.winner and match["match_point"] == []
+
+
+def test_a_side_is_shown_alike_on_the_page_and_to_the_club() -> None:
+    from firmware.club.publisher import table_of
+
+    events = log("new Ann Bob", "deal Ann", "starter JH", "play Bob 5S", "play Ann 10D")
+    game = Game.replay(events)
+    ann = game.sides[0]
+    assert side_json(ann) == {"name": "Ann", "players": ["Ann"], "score": 4, "front": 4,
+                              "back": 2}
+    page = table_snapshot(view(game, lines_of(events)))["sides"]
+    # The page's keys start with the club's, in the same order, and add its own after.
+    assert [list(s)[:5] for s in page] == [list(side_json(s)) for s in game.sides]
+    assert [list(s)[5:] for s in page] == [["colour", "result"]] * 2
+    assert table_of(game, 1)["sides"] == [side_json(s) for s in game.sides]
+
+
+def test_the_match_standing_before_a_game_takes_the_rules_it_is_given() -> None:
+    from engine.rules import Rules
+
+    assert match_standing(Game(), Rules(first_to=5)) == {
+        "points": {}, "best_of": None, "first_to": 5, "match_point": [], "winner": None}
+    events = simulate_game(random.Random(3), ("Ann", "Bob"), {"target": 61, "best_of": 3})
+    game = Game.replay(events)
+    standing = match_standing(game)
+    assert standing == {"points": game.match_points, "best_of": 3, "first_to": None,
+                        "match_point": [game.winner], "winner": None}
+    assert table_snapshot(view(game, lines_of(events)))["match"] == {
+        "games": [{"winner": game.winner, "result": game.result, "value": 1,
+                   "scores": list(game.match[0].scores)}], **standing}

@@ -30,6 +30,7 @@ from engine.game import Game
 from engine.records import LogError
 from firmware.club.messages import EventMessage
 from firmware.club.standings import CountedGame, Roster, Scoring, standings
+from firmware.web.snapshot import side_json
 
 __all__ = ["ClubDB", "Ingested", "ClubDBError", "Round"]
 
@@ -426,9 +427,7 @@ class ClubDB:
                 game = self._live_game(store, match)
                 if game is not None:
                     entry.update(phase=game.phase, next=game.next,
-                                 sides=[{"name": s.name, "players": list(s.players),
-                                         "score": s.score, "front": s.pegs[0],
-                                         "back": s.pegs[1]} for s in game.sides])
+                                 sides=[side_json(s) for s in game.sides])
             out.append(entry)
         return out
 

@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.game import Game
 from engine.records import LogError
@@ -25,8 +25,12 @@ from firmware.club.messages import EventMessage, MessageError, NowMessage, Resen
 from firmware.club.mqtt import make_client
 from firmware.club.outbox import Outbox, OutboxRow
 from firmware.club.settings import ClubConfig
+from firmware.web.snapshot import side_json
 
-__all__ = ["ClubPublisher", "table_of"]
+if TYPE_CHECKING:
+    from firmware.web.hub import Hub
+
+__all__ = ["ClubPublisher", "start_publisher", "table_of"]
 
 log = logging.getLogger(__name__)
 
@@ -36,8 +40,19 @@ def table_of(game: Game, match: int) -> dict[str, Any]:
     return {"match": match, "players": list(game.players), "phase": game.phase,
             "next": game.next, "turn": game.turn, "dealer": game.dealer,
             "winner": game.winner, "result": game.result,
-            "sides": [{"name": s.name, "players": list(s.players), "score": s.score,
-                       "front": s.pegs[0], "back": s.pegs[1]} for s in game.sides]}
+            "sides": [side_json(s) for s in game.sides]}
+
+
+def start_publisher(store_path: Path, config: ClubConfig, *,
+                    hub: Hub | None = None) -> ClubPublisher:
+    """A started publisher of the store at ``store_path``, as ``run``, ``demo --club`` and
+    ``club publish`` start one. Where the phone page's ``hub`` says each of the loop's
+    commits, the publisher wakes on each rather than at its next poll."""
+    publisher = ClubPublisher(store_path, config)
+    publisher.start()
+    if hub is not None:
+        hub.subscribe(publisher.wake)
+    return publisher
 
 
 class ClubPublisher:

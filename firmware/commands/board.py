@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.words import scores_words
 from firmware.commands.cli import UsageError, print_json
 
 if TYPE_CHECKING:
@@ -50,8 +51,8 @@ def register(subparsers: Any) -> None:
 
 def board_title(name: str, game: Game, layout: Layout) -> str:
     """The picture's heading, in the players' words: the scores and what comes next."""
-    scores = ", ".join(f"{s.name} {s.score}" for s in game.sides)
-    return f"{name}: {scores}; {game.next} ({LAYOUT_WORDS[layout.kind]}, {layout.n_leds} LEDs)"
+    return (f"{name}: {scores_words(game.sides)}; {game.next} "
+            f"({LAYOUT_WORDS[layout.kind]}, {layout.n_leds} LEDs)")
 
 
 def run(args: argparse.Namespace) -> int:

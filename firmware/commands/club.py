@@ -204,7 +204,7 @@ def run_round(args: argparse.Namespace) -> int:
 
 
 def run_publish(args: argparse.Namespace) -> int:
-    from firmware.club.publisher import ClubPublisher
+    from firmware.club.publisher import start_publisher
     from firmware.device.config import load_device_config
     from firmware.store.eventstore import EventStore
 
@@ -214,9 +214,8 @@ def run_publish(args: argparse.Namespace) -> int:
     path = args.store or config.store.path
     with EventStore.open(path, readonly=True) as store:
         last = store.last_id
-    publisher = ClubPublisher(path, config.club)
     began = time.monotonic()
-    publisher.start()
+    publisher = start_publisher(path, config.club)
     try:
         done = publisher.flush(last, timeout_s=args.timeout)
     finally:

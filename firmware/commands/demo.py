@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.words import result_words
+from engine.words import result_words, scores_words
 from firmware.commands.cli import UsageError, print_json
 from firmware.demo.scripted_table import ScriptedTable, SteppedClock
 
@@ -196,11 +196,9 @@ def run(args: argparse.Namespace) -> int:
             store.close()
             raise UsageError(f"--store {str(store_path)!r} holds a game in progress; "
                              "give the demo a new file")
-        publisher = _club(args.club, store_path)
-        flow = TableFlow(players, rules)
         hub = Hub() if args.web is not None else None
-        if hub is not None and publisher is not None:
-            hub.subscribe(publisher.wake)
+        publisher = _club(args.club, store_path, hub)
+        flow = TableFlow(players, rules)
         loop = DeviceLoop(store=store, flow=flow, strip=strip, renderer=renderer, clock=clock,
                           source=table.camera, recognise=table.recognise, tracker=table.tracker,
                           rng=random.Random(args.seed), on_feedback=tell, hub=hub, panel=keys)
@@ -230,8 +228,8 @@ def run(args: argparse.Namespace) -> int:
                 if deals_now != deals:
                     deals = deals_now
                     if not args.quiet and not args.json:
-                        print(f"after deal {deals}: " + ", ".join(
-                            f"{s.name} {s.score}" for s in store.game.sides), flush=True)
+                        print(f"after deal {deals}: {scores_words(store.game.sides)}",
+                              flush=True)
                     if deals == 1:
                         picture("01-first-deal.png")
                     elif not halfway and max(s.score for s in store.game.sides) >= \
@@ -290,26 +288,25 @@ def run(args: argparse.Namespace) -> int:
 
 def result_line(game: Any) -> str:
     """The demo's result in one line: who won and how, with the scores."""
-    scores = ", ".join(f"{s.name} {s.score}" for s in game.sides)
+    scores = scores_words(game.sides)
     if game.winner is None:
         return f"game unfinished: {scores}"
     how = "" if game.result == "win" else f" with a {result_words(game.result)}"
     return f"{game.winner} wins{how}: {scores}"
 
 
-def _club(path: Path | None, store_path: Path) -> Any:
-    """``--club CONFIG``: publishes the demo's store as a board with that ``[club]`` would."""
+def _club(path: Path | None, store_path: Path, hub: Any) -> Any:
+    """``--club CONFIG``: publishes the demo's store as a board with that ``[club]`` would,
+    woken by the page's hub (``--web``) as the board's is."""
     if path is None:
         return None
-    from firmware.club.publisher import ClubPublisher
+    from firmware.club.publisher import start_publisher
     from firmware.device.config import load_device_config
 
     club = load_device_config(path).club
     if club is None:
         raise UsageError(f"--club {str(path)!r} has no [club] table")
-    publisher = ClubPublisher(store_path, club)
-    publisher.start()
-    return publisher
+    return start_publisher(store_path, club, hub=hub)
 
 
 def _serve(hub: Any, host: str, port: int, *, quiet: bool, store_path: Path) -> Any:

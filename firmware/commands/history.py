@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.game import Game
-from engine.words import result_words
+from engine.words import points_words, result_words, scores_words
 from firmware.commands.cli import print_json
 
 
@@ -58,14 +58,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _current(match: int, events: int, game: Game) -> dict[str, Any]:
     """The game in progress: ``match`` stays the match's id, and the game's own ``match``
-    block (the standing) is ``standing``."""
+    block is ``standing``, with what the page's standing adds to it (match point, and what
+    the match is played to) after its keys."""
+    from firmware.web.snapshot import match_standing
+
     report = game.to_json()
-    standing = report.pop("match", None)
-    standing = {"games": [], "points": game.match_points} if standing is None else standing
-    standing["match_point"] = list(game.match_point)
-    rules = game.rules
-    standing["best_of"], standing["first_to"] = rules.best_of, rules.first_to
-    return {"match": match, "events": events, **report, "standing": standing}
+    standing = match_standing(game)
+    block = report.pop("match", None)
+    block = {"games": [], "points": standing["points"]} if block is None else block
+    block.update((key, standing[key]) for key in ("match_point", "best_of", "first_to"))
+    return {"match": match, "events": events, **report, "standing": block}
 
 
 def describe(report: dict[str, Any]) -> str:
@@ -82,20 +84,19 @@ def describe(report: dict[str, Any]) -> str:
             result = "" if game["result"] == "win" else f" ({result_words(game['result'])})"
             scores = "-".join(str(s) for s in game["scores"])
             lines.append(f"  game {number}: {game['winner']} won{result}, {scores}")
-        points = ", ".join(f"{name} {n}" for name, n in match["points"].items())
-        lines.append(f"  match points: {points}")
+        lines.append(f"  match points: {points_words(match['points'])}")
     current = report["current"]
     if current is not None:
-        sides = ", ".join(f"{side['name']} {side['score']}" for side in current["sides"])
-        lines.append(f"current game (match {current['match']}): {sides}; next: {current['next']}")
+        lines.append(f"current game (match {current['match']}): "
+                     f"{scores_words(current['sides'])}; next: {current['next']}")
         lines.append("  " + _standing(current["standing"]))
     return "\n".join(lines)
 
 
 def _standing(standing: dict[str, Any]) -> str:
-    points = ", ".join(f"{name} {n}" for name, n in standing["points"].items())
     games = len(standing["games"])
-    text = f"match standing: {points} after {games} game{'s' if games != 1 else ''}"
+    text = (f"match standing: {points_words(standing['points'])} after {games} "
+            f"game{'s' if games != 1 else ''}")
     if standing["best_of"]:
         text += f" (best of {standing['best_of']})"
     elif standing["first_to"]:

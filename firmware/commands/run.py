@@ -284,12 +284,9 @@ def _club(config: Any, store_path: Path, hub: Any) -> Any:
     club = config.club
     if club is None or not club.enabled:
         return None
-    from firmware.club.publisher import ClubPublisher
+    from firmware.club.publisher import start_publisher
 
-    publisher = ClubPublisher(store_path, club)
-    publisher.start()
-    if hub is not None:
-        hub.subscribe(publisher.wake)
+    publisher = start_publisher(store_path, club, hub=hub)
     log.info(publisher.describe())
     return publisher
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from engine.game import Game
 from engine.records import LogError
+from engine.words import scores_words
 from firmware.device.notify import Notifier, Watchdog
 from firmware.device.voice import Voice
 from firmware.store.eventstore import Appended, EventStore, StoredEvent, StoreError
@@ -440,7 +441,7 @@ class DeviceLoop:
 
     def status(self) -> str:
         game = self.store.game
-        scores = ", ".join(f"{s.name} {s.score}" for s in game.sides)
+        scores = scores_words(game.sides)
         return f"{scores}; waiting for {game.next}" if scores else game.next
 
     def _redraw(self, now: float, *, animate: bool = True) -> None:

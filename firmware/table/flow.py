@@ -30,7 +30,7 @@ from engine.cards import Card
 from engine.game import Game
 from engine.records import LogError, Pegged
 from engine.rules import Rules
-from engine.words import card_words, event_words, result_words
+from engine.words import card_words, event_words, points_words, result_words, scores_words
 from firmware.table.names import player_names
 from vision.live.tracker import (
     CameraBack,
@@ -260,7 +260,7 @@ class TableFlow:
                            feedback=(Feedback("notice", "the config names other players ("
                                               + ", ".join(self.players)
                                               + "): starting a new match"),))
-        return _notice(f"resumed: {self._scores(game)}; waiting for {game.next}")
+        return _notice(f"resumed: {scores_words(game.sides)}; waiting for {game.next}")
 
     # -- inputs ------------------------------------------------------------------------------
 
@@ -723,17 +723,13 @@ class TableFlow:
     def _result_words(self, game: Game) -> str:
         result = game.result
         how = "" if result in (None, "win") else f" with a {result_words(result)}"
-        text = f"{game.winner} wins{how}: {self._scores(game)}"
-        points = ", ".join(f"{name} {n}" for name, n in game.match_points.items())
+        text = f"{game.winner} wins{how}: {scores_words(game.sides)}"
+        points = points_words(game.match_points)
         if game.match_winner is not None:
             text += f"; {game.match_winner} wins the match ({points})"
         elif len(game.match) > 1 or game.rules.best_of or game.rules.first_to:
             text += f"; match {points}"
         return text
-
-    @staticmethod
-    def _scores(game: Game) -> str:
-        return ", ".join(f"{side.name} {side.score}" for side in game.sides)
 
     @staticmethod
     def _place(zone: str | None) -> str:

@@ -18,15 +18,18 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine.cards import Card
 from engine.game import Game
+from engine.records import Side
 from engine.rules import Rules
-from vision.live.focus_watch import FocusState
+
+if TYPE_CHECKING:  # a type only: the club, which shows sides as the page does, needs no OpenCV
+    from vision.live.focus_watch import FocusState
 
 __all__ = ["TableView", "BoardLimits", "table_snapshot", "revision", "hex_colour",
-           "SCORE_NAMES"]
+           "side_json", "match_standing", "SCORE_NAMES"]
 
 #: How the page names each reason a score was pegged.
 SCORE_NAMES = {
@@ -87,6 +90,27 @@ def hex_colour(rgb: Sequence[int]) -> str:
     return "#" + "".join(f"{int(c):02x}" for c in rgb[:3])
 
 
+def side_json(side: Side) -> dict[str, Any]:
+    """A side as every scoreboard shows it: the page, the club's ``now`` message and its
+    boards. The pegs are named front and back here, where ``Side.to_json`` (the log's
+    replay) keeps them as a pair; the page adds its colour and result after these keys."""
+    return {"name": side.name, "players": list(side.players), "score": side.score,
+            "front": side.pegs[0], "back": side.pegs[1]}
+
+
+def match_standing(game: Game, rules: Rules | None = None) -> dict[str, Any]:
+    """Where the match stands, as the page and ``history`` show it: each side's match points,
+    what the match is played to (``best_of`` games or ``first_to`` points, or neither), the
+    sides at match point and the match's winner. ``rules`` stand in for the game's before a
+    game begins (the page shows the settings then); a match without sides has no points."""
+    playing = bool(game.sides)
+    rules = game.rules if rules is None else rules
+    return {"points": game.match_points if playing else {},
+            "best_of": rules.best_of, "first_to": rules.first_to,
+            "match_point": list(game.match_point) if playing else [],
+            "winner": game.match_winner if playing else None}
+
+
 def table_snapshot(view: TableView) -> dict[str, Any]:
     """The page's JSON: board, count, scores in words, history, settings."""
     game = view.game
@@ -120,11 +144,7 @@ def table_snapshot(view: TableView) -> dict[str, Any]:
             "limits": view.limits.to_json(),
         },
         "sides": [{
-            "name": side.name,
-            "players": list(side.players),
-            "score": side.score,
-            "front": side.pegs[0],
-            "back": side.pegs[1],
+            **side_json(side),
             "colour": hex_colour(colours[i]) if i < len(colours) else "#888888",
             "result": side.result,
         } for i, side in enumerate(sides)],
@@ -138,10 +158,7 @@ def table_snapshot(view: TableView) -> dict[str, Any]:
         "match": {
             "games": [{"winner": g.winner, "result": g.result, "value": g.value,
                        "scores": list(g.scores)} for g in game.match],
-            "points": game.match_points if playing else {},
-            "best_of": rules.best_of, "first_to": rules.first_to,
-            "match_point": list(game.match_point) if playing else [],
-            "winner": game.match_winner if playing else None,
+            **match_standing(game, rules),
         },
         "history": [_match(m) for m in list(view.matches)[-10:]][::-1],
         "feedback": [{"kind": k, "text": t} for k, t in list(view.feedback)[::-1]],
