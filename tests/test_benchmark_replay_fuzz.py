@@ -1,10 +1,10 @@
-"""``benchmarks/replay_fuzz.py``, quick: a few hundred mutated logs through ``replay``."""
+"""``benchmarks/engine/replay_fuzz.py``, quick: a few hundred mutated logs through ``replay``."""
 
 from __future__ import annotations
 
 from benchscripts import load_benchmark
 
-fuzz = load_benchmark("replay_fuzz")
+fuzz = load_benchmark("engine/replay_fuzz")
 
 
 def test_a_few_hundred_mutated_logs_give_no_traceback_and_no_hang() -> None:

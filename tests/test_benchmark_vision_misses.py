@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from benchscripts import load_benchmark
 
-vision_misses = load_benchmark("vision_misses")
+vision_misses = load_benchmark("vision/misses")
 index_quads, shown_indices = vision_misses.index_quads, vision_misses.shown_indices
 
 

@@ -1,6 +1,6 @@
 """Every one of the 12,994,800 (hand, starter) shows against the published distribution.
 
-The scores come from ``benchmarks/show_distribution.py``, which scores each show
+The scores come from ``benchmarks/engine/show_distribution.py``, which scores each show
 in numpy from the engine's own rank table (``rank_points_table``, filled by the
 engine's scorer) and ``flush_points``; the tests below also check that path
 against ``score_show`` itself, show by show, on a sample and on every four-card
@@ -43,7 +43,7 @@ CRIB = {
 
 @pytest.fixture(scope="module")
 def benchmark() -> ModuleType:
-    return load_benchmark("show_distribution")
+    return load_benchmark("engine/show_distribution")
 
 
 @pytest.fixture(scope="module")

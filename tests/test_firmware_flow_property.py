@@ -3,7 +3,7 @@
 ``tests/flowgames.py`` plays them as players would (2 to 4 players, partnership, 61 and
 121, the camera's facts and typed cards, UNDO, restarts and kills at random points, new
 matches). The quick mode here plays a few dozen games; ``CRIBBAGE_LONG=1`` plays 10,000
-(``benchmarks/flow_games.py`` prints the same figures with timings).
+(``benchmarks/device/flow_games.py`` prints the same figures with timings).
 """
 
 from __future__ import annotations

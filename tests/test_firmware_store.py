@@ -623,12 +623,10 @@ def test_the_mark_is_flushed_at_game_ends_and_now_and_then_not_at_every_append(
 
 @pytest.mark.slow
 def test_random_damage_always_starts_and_loses_nothing_silently() -> None:
-    """The quick mode of benchmarks/store_damage.py (which runs 1,000 trials)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-    try:
-        import store_damage
-    finally:
-        sys.path.pop(0)
+    """The quick mode of benchmarks/store/damage.py (which runs 1,000 trials)."""
+    from benchscripts import load_benchmark
+
+    store_damage = load_benchmark("store/damage")
     tally, failures = store_damage.run(24, seed=7)
     assert failures == []
     assert (tally.starts, tally.silent, tally.changed) == (24, 0, 0)

@@ -9,7 +9,7 @@ an intended change to the picture, regenerate them with
 picture before committing it.
 
 Each OpenCV major version has its own pictures. Measured (issue 43,
-benchmarks/golden_versions.py) against the pictures drawn by OpenCV 5.0.0, OpenCV
+benchmarks/device/golden_versions.py) against the pictures drawn by OpenCV 5.0.0, OpenCV
 4.11.0 draws 1.5-1.8 % of the pixels more than 40 levels off, every one of them in
 the labels' glyphs (OpenCV 5 draws the Hershey fonts as smooth outlines); the holes
 and pegs are identical. One peg moved one hole, in one build, is 0.14-0.22 %: any

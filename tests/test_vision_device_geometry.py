@@ -11,7 +11,7 @@ from benchscripts import load_benchmark
 from vision.measure.datasets import datasets_root, load_labels
 from vision.recognise.detection import CameraRecogniser
 
-geometry = load_benchmark("vision_device_geometry")
+geometry = load_benchmark("vision/photos")
 EPFL = "epfl-iapr2022-poker-3000"
 
 

@@ -59,7 +59,7 @@ def test_teaching_one_photo_per_suit_knows_every_card_at_both_corners(
 
 def test_a_small_index_deck_whose_suit_touches_its_rank_is_taught() -> None:
     # Drawn small, a 2H's or QH's rank and heart blur into one blob; the card read whole
-    # must still show its index (benchmarks/vision_teach.py's small-index deck).
+    # must still show its index (benchmarks/vision/teaching.py's small-index deck).
     hearts = suit_photos(LAB_DECKS["small-index"])[2]
     assert teach([hearts]).taught == frozenset(hearts.cards)
 
@@ -293,7 +293,7 @@ def test_cli_eval_with_a_taught_deck(french_photos: list[TeachPhoto], french: De
     assert main(["vision", "eval", str(photos), "--json", "--deck", str(deck)]) == 0
     taught = json.loads(capsys.readouterr().out)
     # The photos it was taught from (French courts the network cannot read): this checks that
-    # --deck reaches the recogniser; benchmarks/vision_teach.py measures on other frames.
+    # --deck reaches the recogniser; benchmarks/vision/teaching.py measures on other frames.
     assert taught["card_precision"] == 1.0
     assert taught["card_recall"] > plain["card_recall"], (plain, taught)
     assert main(["vision", "eval", str(photos), "--deck", str(tmp_path / "none.npz")]) == 2
@@ -371,7 +371,7 @@ def test_as_laid_teaches_the_cards_in_the_order_given(french_photos: list[TeachP
 
 
 def test_a_drawn_deck_can_lay_a_real_decks_faces() -> None:
-    # benchmarks/vision_teach.py --theme lays Debian's card themes this way.
+    # benchmarks/vision/accuracy.py --dataset taught-decks lays Debian's card themes this way.
     def green(card: Card, height: int) -> np.ndarray:
         face = np.zeros((height, round(height * 0.7), 4), np.uint8)
         face[...] = (0, 255, 0, 255)

@@ -9,7 +9,7 @@
   that hold it (target: under 1 s at 50 boards);
 - memory: VmRSS of a child process before and after starting ``--boards``
   publishers and publishing a stored game each, per board (target: under 5 MB);
-- card to LED: ``benchmarks/loop_latency.py``'s latency of a 2-player game with and
+- card to LED: ``benchmarks/device/loop_latency.py``'s latency of a 2-player game with and
   without a publisher beside the loop, runs interleaved (target: no measurable
   difference).
 
@@ -31,10 +31,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 MEMORY_CHILD = """
 import json, sys, time
@@ -234,8 +233,7 @@ def memory(url: str, folder: Path, boards: int) -> dict[str, Any]:
 
 
 def card_to_led(url: str, runs: int) -> dict[str, Any]:
-    from loop_latency import latency
-
+    from benchmarks.device.loop_latency import latency
     from firmware.club.publisher import ClubPublisher
     from firmware.club.settings import ClubConfig, parse_broker
 

@@ -1,7 +1,7 @@
 """Random whole games through the table flow and the event store (issue 42's target: 0 stuck,
 0 lost over at least 10,000 games).
 
-    .venv/bin/python benchmarks/flow_games.py --games 10000 [--seed 42] [--json]
+    .venv/bin/python benchmarks/device/flow_games.py --games 10000 [--seed 42] [--json]
 
 Plays the games of ``tests/flowgames.py`` (the property test's random table) in a
 folder under /dev/shm where there is one, and prints the tally and the time taken.
@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from flowgames import PER_STORE, Tally, play_games  # noqa: E402
 
 

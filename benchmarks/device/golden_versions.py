@@ -2,7 +2,7 @@
 one peg moved one hole moves them: the measure behind keeping the pictures per OpenCV major
 version (tests/test_hardware_strips_simulator.py).
 
-    .venv-bookworm/bin/python benchmarks/golden_versions.py   # OpenCV 4.11 vs the OpenCV 5 pictures
+    .venv-bookworm/bin/python benchmarks/device/golden_versions.py  # OpenCV 4.11 vs OpenCV 5's
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402

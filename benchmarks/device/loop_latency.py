@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 CHILD = """
@@ -44,7 +44,7 @@ sys.exit(code)
 def latency(players: int, seed: int, store_dir: str | None, *,
             beside: Any = None) -> dict[str, Any]:
     """``beside(store_path)``, if given, starts something that runs next to the loop over
-    its store (benchmarks/club_load.py: the club publisher) and returns how to stop it."""
+    its store (benchmarks/club/load.py: the club publisher) and returns how to stop it."""
     from engine.simulate import simulate_game
     from firmware.demo.scripted_table import (
         BlankCamera,

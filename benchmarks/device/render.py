@@ -5,7 +5,7 @@ here: the simulator (keeps a copy), and the byte encodings the Pi 5 backends
 send (``pi5_pio``: 4 bytes per LED to /dev/leds0; ``spi``: 9 SPI bytes per
 LED), without the device write itself.
 
-    .venv/bin/python benchmarks/render_bench.py [--frames 2000] [--json]
+    .venv/bin/python benchmarks/device/render.py [--frames 2000] [--json]
 """
 
 from __future__ import annotations

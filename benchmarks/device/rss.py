@@ -7,7 +7,7 @@ that process's peak RSS (``ru_maxrss``, which counts every page it touched):
 - ``page+vision``: the same with a replayed 1280x720 camera (a drawn table with three
   cards in view) read by the recogniser, as a camera-equipped board runs.
 
-    .venv/bin/python benchmarks/device_rss.py [--seconds 20] [--json]
+    .venv/bin/python benchmarks/device/rss.py [--seconds 20] [--json]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Times ``engine.advise.rank_discards`` per dealt hand, one core.
 
-    python benchmarks/advise_speed.py [--hands N] [--json]
+    python benchmarks/engine/advise_speed.py [--hands N] [--json]
 
 "cold" is the first hand after emptying the engine's table of rank patterns
 (the device's first advice after boot); "median" and "worst" are over N random

@@ -1,6 +1,6 @@
 """Fuzzes ``cribbage-board replay`` with mutated game logs: target 0 tracebacks, 0 hangs.
 
-    python benchmarks/replay_fuzz.py [--json] [--cases 10000] [--seed 0] [--limit-s 10]
+    python benchmarks/engine/replay_fuzz.py [--json] [--cases 10000] [--seed 0] [--limit-s 10]
 
 Each case takes one of ``tests/games/*.jsonl``, applies one to three random
 mutations (byte flips, lines dropped, doubled or swapped, a JSON value
@@ -32,7 +32,7 @@ from typing import Any
 
 from engine.jsontext import loads
 
-GAMES = Path(__file__).resolve().parents[1] / "tests" / "games"
+GAMES = Path(__file__).resolve().parents[2] / "tests" / "games"
 
 
 class Hang(BaseException):

@@ -1,6 +1,6 @@
 """Times folding event logs through the engine: target 50 ms or less for 1,000 events.
 
-    python benchmarks/replay_speed.py [--json] [--events N]
+    python benchmarks/engine/replay_speed.py [--json] [--events N]
 
 The log is a simulated match (real random deals, must-play pegging, shows and
 cribs) cut to N events, parsed from JSONL text as the device and CLI read it.

@@ -6,7 +6,7 @@ from ``engine.show.rank_points_table()`` (filled by the engine's scorer), the
 flush from ``engine.show.flush_points``, and his nobs is a hand jack of the
 starter's suit. No show is inferred from another by suit symmetry.
 
-    python benchmarks/show_distribution.py [--json]
+    python benchmarks/engine/show_distribution.py [--json]
 
 prints ``{"hand": {"0": n, ..., "29": n}, "crib": {...}, "seconds": s}`` with
 ``seconds`` the wall time of building the tables and scoring every show.

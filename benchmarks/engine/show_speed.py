@@ -1,6 +1,6 @@
 """Measures microseconds per show for ``engine.show.score_show`` and ``show_total``.
 
-    python benchmarks/show_speed.py [--json] [--shows N]
+    python benchmarks/engine/show_speed.py [--json] [--shows N]
 
 Scores the same N random (hand, starter) pairs (seed 0) with each function and
 reports the best of five passes, per show. "cold" is the first pass after

@@ -1,6 +1,6 @@
 """Times EventStore.append (engine check + durable commit) and reopening (verify + replay).
 
-    python benchmarks/store_append.py [--json] [--games N] [--dir DIR]
+    python benchmarks/store/append.py [--json] [--games N] [--dir DIR]
 
 Appends a simulated two-player match event by event into a fresh store in DIR
 (default: a temporary folder; pass a folder on the SD card to measure the card)
@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.simulate import simulate_match  # noqa: E402
 from firmware.store.eventstore import EventStore  # noqa: E402

@@ -1,7 +1,7 @@
 """Random damage to the event store at rest: does the device start, keep what is intact and
 report every loss?
 
-    python benchmarks/store_damage.py [--trials N] [--seed S] [--json]
+    python benchmarks/store/damage.py [--trials N] [--seed S] [--json]
 
 Builds stores holding several whole games (2 to 4 players, two matches, an undo) as a
 power cut would leave them: the db, its -wal (some with every commit still in the WAL,
@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from engine.simulate import simulate_game  # noqa: E402
 from firmware.store.eventstore import EventStore  # noqa: E402

@@ -1,11 +1,11 @@
 """Deliberate breaks of the event store, each of which its tests must catch.
 
-    python benchmarks/store_mutations.py [--only NAME] [--json]
+    python benchmarks/store/mutations.py [--only NAME] [--json]
 
-Each break is one small edit to firmware/store/eventstore.py or firmware/store/mark.py. For each,
-the script copies the working tree to a temporary folder, applies the edit there and
-runs tests/test_firmware_store.py and tests/test_firmware_store_mark.py against the copy
-(stopping at the first failure). A break whose tests still pass went unnoticed: the
+Each break is one small edit to the store (firmware/store/eventstore.py, repair.py, schema.py
+or mark.py). For each, the script copies the working tree to a temporary folder, applies the
+edit there and runs tests/test_firmware_store.py and tests/test_firmware_store_mark.py against
+the copy (stopping at the first failure). A break whose tests still pass went unnoticed: the
 script lists it and exits 1.
 """
 
@@ -20,33 +20,34 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 STORE, MARK = "firmware/store/eventstore.py", "firmware/store/mark.py"
+REPAIR, SCHEMA = "firmware/store/repair.py", "firmware/store/schema.py"
 
 # (name, file, text as it is, text broken)
 BREAKS: list[tuple[str, str, str, str]] = [
-    ("synchronous=OFF", STORE, 'PRAGMA synchronous=FULL', 'PRAGMA synchronous=OFF'),
-    ("synchronous=NORMAL", STORE, 'PRAGMA synchronous=FULL', 'PRAGMA synchronous=NORMAL'),
-    ("rollback journal", STORE, 'PRAGMA journal_mode=WAL', 'PRAGMA journal_mode=DELETE'),
-    ("quick_check skipped", STORE, 'check = conn.execute("PRAGMA quick_check").fetchall()',
+    ("synchronous=OFF", SCHEMA, 'PRAGMA synchronous=FULL', 'PRAGMA synchronous=OFF'),
+    ("synchronous=NORMAL", SCHEMA, 'PRAGMA synchronous=FULL', 'PRAGMA synchronous=NORMAL'),
+    ("rollback journal", SCHEMA, 'PRAGMA journal_mode=WAL', 'PRAGMA journal_mode=DELETE'),
+    ("quick_check skipped", REPAIR, 'check = conn.execute("PRAGMA quick_check").fetchall()',
      'check = [(b"ok",)]'),
-    ("no folder fsync after repair", STORE, "        fsync_dir(path.parent)\n        first_lost",
-     "        first_lost"),
-    ("checksum not checked", STORE, "if _crc(event_id, match, at, line) != crc:", "if False:"),
-    ("UTF-8 not checked", STORE, "        raw.decode()\n    except", "        pass\n    except"),
-    ("salvage stops at the first bad row", STORE,
+    ("no folder fsync after repair", REPAIR, "    fsync_dir(path.parent)\n    first_lost",
+     "    first_lost"),
+    ("checksum not checked", REPAIR, "if row_crc(event_id, match, at, line) != crc:", "if False:"),
+    ("UTF-8 not checked", REPAIR, "        raw.decode()\n    except", "        pass\n    except"),
+    ("salvage stops at the first bad row", REPAIR,
      "                    elif row.id <= known + _SEARCH_PAST:\n"
      "                        bad.setdefault(row.id, problem)",
      "                    else:\n                        break"),
-    ("salvage keeps a row the engine refuses", STORE,
+    ("salvage keeps a row the engine refuses", REPAIR,
      "                continue\n        place[event_id] = (row.match, _games_started(game))",
      "        place[event_id] = (row.match, _games_started(game))"),
-    ("salvage stops at an unreadable page", STORE,
+    ("salvage stops at an unreadable page", REPAIR,
      "                after += 1\n                bad.setdefault(after, \"unreadable\")",
      "                break"),
-    ("lost rows not reported", STORE, "        lost.append(LostEvent(event_id, where, why))\n",
+    ("lost rows not reported", REPAIR, "        lost.append(LostEvent(event_id, where, why))\n",
      "        pass\n"),
-    ("mark not compared", STORE, "    if mark is None:\n        return\n    last = max(",
+    ("mark not compared", REPAIR, "    if mark is None:\n        return\n    last = max(",
      "    if True:\n        return\n    last = max("),
     ("undo not marked", STORE, "Mark(ack.last_id, ack.crc, ack.match, ack.undone + 1)",
      "Mark(ack.last_id, ack.crc, ack.match, ack.undone)"),
@@ -59,11 +60,11 @@ BREAKS: list[tuple[str, str, str, str]] = [
      "        pass"),
     ("mark slots not checksummed", MARK, "    if zlib.crc32(body) != crc:\n        return None",
      "    pass"),
-    ("replay of the current match skipped", STORE, "    _check_replay(rows)\n    return rows, lost",
-     "    return rows, lost"),
+    ("replay of the current match skipped", REPAIR,
+     "    _check_replay(rows)\n    return rows, lost", "    return rows, lost"),
     ("ids of lost events reused", STORE, "self._last_id = max([0, *lost, *(r.id for r in rows)])",
      "self._last_id = max([0, *(r.id for r in rows)])"),
-    ("history tables not checked", STORE, "                _check_history(conn)\n", "\n"),
+    ("history tables not checked", REPAIR, "                _check_history(conn)\n", "\n"),
 ]
 
 

@@ -1,52 +1,46 @@
-"""The demo's game through vision: frame rate, and from a card's stable frame to the LEDs.
+"""A simulated game at a drawn table, filmed by a camera model, into the real device loop:
+from the frame that makes a card steady to the LED frame pushed for it.
 
-    python benchmarks/demo_vision.py [--players N] [--seed N] [--target 61|121]
-        [--camera camera-module-3|usb-webcam|ideal] [--size WxH] [--json]
-
-Plays one simulated game at a drawn table (``firmware.demo.camera_table``), filmed by
-a camera model (default: a Camera Module 3 1.0 m up at 1280x720), into the
-real ``DeviceLoop`` and times, for every frame in which the tracker reports a
-card (the frame that makes it steady), the wall time from that frame reaching
-the loop to the LED frame the loop pushes for it in the same turn:
-recogniser, tracker, table flow, durable store append, board render and
-push. Drawing the frame is the camera's time and is not counted. Issue #6's
-target is 100 ms. Also prints the whole game's frames per second (drawing
-included) and how many cards the camera read or the players typed in.
+``firmware.demo.camera_table`` films the game (default: a Camera Module 3 1.0 m up at
+1280x720) into the real ``DeviceLoop``; for every frame in which the tracker reports a card,
+this times the wall clock from that frame reaching the loop to the LED frame the loop pushes
+for it in the same turn: recogniser, tracker, table flow, durable store append, board render
+and push. Drawing the frame is the camera's time and is not counted. Issue #6's target is
+100 ms. Also the whole game's frames per second (drawing included) and how many cards the
+camera read or the players typed in.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import cv2
+import numpy as np
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
+from benchmarks.common import p95
+from engine.simulate import simulate_game
+from firmware.commands.demo import PLAYERS
+from firmware.demo.camera_table import VisionTable, demo_scene
+from firmware.demo.scripted_table import SteppedClock
+from firmware.device.loop import DeviceLoop
+from firmware.store.eventstore import EventStore
+from firmware.table.flow import TableFlow
+from hardware.layout import per_side_tracks
+from hardware.render import Renderer
+from hardware.strips.simulator import SimulatorStrip
+from vision.live.tracker import CardAppeared
 
-from engine.simulate import simulate_game  # noqa: E402
-from firmware.commands.demo import PLAYERS  # noqa: E402
-from firmware.demo.camera_table import VisionTable, demo_scene  # noqa: E402
-from firmware.demo.scripted_table import SteppedClock  # noqa: E402
-from firmware.device.loop import DeviceLoop  # noqa: E402
-from firmware.store.eventstore import EventStore  # noqa: E402
-from firmware.table.flow import TableFlow  # noqa: E402
-from hardware.layout import per_side_tracks  # noqa: E402
-from hardware.render import Renderer  # noqa: E402
-from hardware.strips.simulator import SimulatorStrip  # noqa: E402
-from vision.live.tracker import CardAppeared  # noqa: E402
-from vision.recognise.frames import frame_size  # noqa: E402
+__all__ = ["drawn_game"]
 
 
-def measure(players: int, seed: int, target: int, *, camera: str = "camera-module-3",
-            size: tuple[int, int] = (1280, 720)) -> dict[str, Any]:
+def drawn_game(players: int, seed: int, target: int, *, camera: str = "camera-module-3",
+               size: tuple[int, int] = (1280, 720)) -> dict[str, Any]:
+    """One game played at the drawn table (the module's docstring)."""
     cv2.setNumThreads(1)
     names = PLAYERS[:players]
     rules: dict[str, Any] = {"target": target, **({"partnership": True} if players == 4 else {})}
@@ -100,30 +94,7 @@ def measure(players: int, seed: int, target: int, *, camera: str = "camera-modul
         "players": players, "seed": seed, "target": target, "finished": finished,
         **table.tally.to_json(),
         "card_to_leds_ms_median": round(statistics.median(latencies), 1) if latencies else None,
-        "card_to_leds_ms_p95": round(latencies[int(0.95 * (len(latencies) - 1))], 1)
-        if latencies else None,
+        "card_to_leds_ms_p95": round(p95(latencies), 1) if latencies else None,
         "card_to_leds_ms_max": round(latencies[-1], 1) if latencies else None,
         "cards_timed": len(latencies),
     }
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--target", type=int, choices=(61, 121), default=61)
-    parser.add_argument("--camera", default="camera-module-3",
-                        help="camera model (vision.drawn.camera_model.CAMERAS) or ideal")
-    parser.add_argument("--size", type=frame_size, default=(1280, 720), help="frame size WxH")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    result = measure(args.players, args.seed, args.target, camera=args.camera, size=args.size)
-    if args.json:
-        print(json.dumps(result))
-        return
-    for key, value in result.items():
-        print(f"{key}: {value}")
-
-
-if __name__ == "__main__":
-    main()

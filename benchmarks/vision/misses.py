@@ -1,57 +1,39 @@
-"""Where the cards of the held-out decks are lost: the stage that dropped each missed card.
+"""Where a missed card is lost: the stage of ``recognise`` that dropped it.
 
-    python benchmarks/vision_misses.py [--theme all] [--half held-out] [--seed 2]
-                                       [--size WxH] [--model M] [--json] [--list]
+Every face-up card the recogniser does not name is put in the first of these that fits,
+looking at its two corner indices (the card's outline from the scene's truth; an index is the
+corner's quarter across and third down, ``INDEX_BOX``, shown when 80 % of it lies outside the
+cards above):
 
-Lays the same deals as ``vision_squashed.py`` (every other frame of the seed's
-two-player deal, each chosen real deck) and reads each frame as drawn, or
-resized to ``--size``. Every face-up card ``recognise`` does not name is put in
-the first of these that fits, looking at its two corner indices (the card's
-outline from the scene's truth; an index is the corner's quarter across and
-third down, ``INDEX_BOX``, shown when 80 % of it lies outside the cards above):
-
-- ``covered``: neither corner index shows (a hand laying a card is not known
-  to the truth, so a card under it counts under the other stages);
+- ``covered``: neither corner index shows (a hand laying a card is not known to the truth,
+  so a card under it counts under the other stages);
 - ``no_pair``: no candidate pairs two glyphs inside a shown index;
 - ``screened``: pairs there, but the index screen dropped them all;
 - ``not_index``: the CNN's best pairing there is under ``MIN_INDEX_PROBABILITY``;
 - ``unsure``: it reads the right card, below the confidence floor;
 - ``misread``: it reads another card;
-- ``lost``: a sure, right reading that the rest of ``recognise`` did not report
-  (a rival reading, or the card claimed by another).
+- ``lost``: a sure, right reading that the rest of ``recognise`` did not report (a rival
+  reading, or the card claimed by another).
 
-``--list`` prints each missed card (deck, frame, card, stage, best reading) in the
-text output.
-The stage's readings are one pass of the committed networks over the frame's
-unscreened candidates, as ``recognise`` reads them without a taught deck.
+The stage's readings are one pass of the committed networks over the frame's unscreened
+candidates, as ``recognise`` reads them without a taught deck.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-from collections import Counter
-from pathlib import Path
+import cv2
+import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from engine.cards import Card
+from vision.drawn.scene import TruthCard
+from vision.recognise.candidates import IndexCandidates, find_candidates
+from vision.recognise.classifier import classify
+from vision.recognise.detection import DEFAULT_MIN_CONFIDENCE, MIN_INDEX_PROBABILITY
+from vision.recognise.geometry import points_in_quad
+from vision.recognise.screen import load_screen
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
-
-from benchmarks.real_decks import add_deck_arguments, chosen_decks, deal_frames  # noqa: E402
-from benchmarks.vision_squashed import frame_size  # noqa: E402
-from engine.cards import Card  # noqa: E402
-from vision.drawn.scene import TruthCard  # noqa: E402
-from vision.recognise.candidates import IndexCandidates, find_candidates  # noqa: E402
-from vision.recognise.classifier import classify  # noqa: E402
-from vision.recognise.detection import (  # noqa: E402
-    DEFAULT_MIN_CONFIDENCE,
-    MIN_INDEX_PROBABILITY,
-    recognise,
-)
-from vision.recognise.geometry import points_in_quad  # noqa: E402
-from vision.recognise.screen import load_screen  # noqa: E402
+__all__ = ["STAGES", "INDEX_BOX", "index_quads", "shown_indices", "FrameReadings",
+           "frame_misses"]
 
 STAGES = ("covered", "no_pair", "screened", "not_index", "unsure", "misread", "lost")
 # A corner index in card units (x across the top edge, y down the side, from the card's
@@ -130,59 +112,20 @@ class FrameReadings:
         return ("unsure" if conf < DEFAULT_MIN_CONFIDENCE else "lost"), reading
 
 
-def frame_misses(image: np.ndarray, truth: list[TruthCard], model: str,
-                 scale: tuple[float, float] = (1.0, 1.0)
-                 ) -> tuple[int, list[tuple[Card, str, str]]]:
-    """Cards found in one frame, and each missed card with its stage and best reading.
-
-    ``scale`` brings the truth's outlines (drawn-frame pixels) to ``image``'s pixels.
-    """
+def frame_misses(image: np.ndarray, truth: list[TruthCard], found: set[Card], model: str,
+                 to_view: np.ndarray) -> list[tuple[Card, str, str]]:
+    """Each card of ``truth`` (bottom to top) that ``found`` lacks, with the stage that lost
+    it and the best reading there. ``to_view`` (2x3) maps the truth's outlines (drawn-frame
+    pixels) to ``image``'s pixels."""
     size = (image.shape[1], image.shape[0])
-    found = {d.card for d in recognise(image, model_path=model) if d.card is not None}
-    outlines = [np.asarray(t.corners, np.float64) * scale for t in truth]
+    outlines = [np.asarray(t.corners, np.float64) @ to_view[:, :2].T + to_view[:, 2]
+                for t in truth]
     readings: FrameReadings | None = None
     misses = []
-    for k, t in enumerate(truth):  # the truth lists the cards bottom to top
+    for k, t in enumerate(truth):
         if t.card in found:
             continue
         readings = readings or FrameReadings(image, model)
         shown = shown_indices(index_quads(outlines[k]), outlines[k + 1:], size)
         misses.append((t.card, *readings.stage(t.card, shown)))
-    return len(truth) - len(misses), misses
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    add_deck_arguments(parser)
-    parser.add_argument("--size", type=frame_size, default=None,
-                        help="WIDTHxHEIGHT the frames are resized to (default: as drawn)")
-    parser.add_argument("--list", action="store_true", help="print every missed card")
-    args = parser.parse_args()
-    cv2.setNumThreads(1)
-    total: Counter[str] = Counter()
-    for deck in chosen_decks(args):
-        counts: Counter[str] = Counter()
-        for n, (drawn, truth) in enumerate(deal_frames(deck, args.seed, every=2)):
-            image, scale = drawn, (1.0, 1.0)
-            if args.size is not None:
-                image = cv2.resize(drawn, args.size, interpolation=cv2.INTER_AREA)
-                scale = (args.size[0] / drawn.shape[1], args.size[1] / drawn.shape[0])
-            found, misses = frame_misses(image, truth, args.model, scale)
-            counts["face_up"] += len(truth)
-            counts["found"] += found
-            for card, stage, reading in misses:
-                counts[stage] += 1
-                if args.list and not args.json:
-                    print(f"  {deck.name} frame {2 * n}: {card} {stage} {reading}".rstrip())
-        total.update(counts)
-        line = {"theme": deck.name, **{k: counts[k] for k in ("face_up", "found", *STAGES)}}
-        print(json.dumps(line) if args.json else
-              f"{deck.name}: " + ", ".join(f"{k} {v}" for k, v in line.items() if k != "theme"),
-              flush=True)
-    summary = {k: total[k] for k in ("face_up", "found", *STAGES)}
-    print(json.dumps({"themes": "all", **summary}) if args.json else
-          "all: " + ", ".join(f"{k} {v}" for k, v in summary.items()))
-
-
-if __name__ == "__main__":
-    main()
+    return misses

@@ -1,58 +1,61 @@
-"""Card recognition at the device's geometry: real photos scaled so cards are as tall as the
-device's camera sees them, read as the device reads its frames.
+"""Labelled photos (``../shared/datasets``) made into the frames a geometry names, and read.
 
-    python benchmarks/vision_device_geometry.py [--json] [--split dev|val|test] [--set NAME]
-        [--geometry device|full|taken] [--camera] [--heights 45,60,75,90]
-        [--card-px device|frame|label]
+Geometries (``benchmarks/vision/accuracy.py --geometry``):
 
-Each labelled photo is scaled so its cards are ``--geometry device`` 60-90 px tall (a
-1280x720 stream over a 1 m table), ``full`` 120-180 px (the same table at the camera's full
-resolution), or left ``taken`` (``vision.measure.evaluate``, photos read widened back as ``vision
-eval`` reads them). Scaled photos are laid in the middle of a frame of the stream's size
-(1280x720, or 2560x1440 at full resolution) filled with the photo's own border colour, and
-read by ``CameraRecogniser``, a fresh one per photo (each photo is another camera). With
-``--camera`` each frame first goes through what a camera does to it: lens blur, sensor noise,
-4:2:0 chroma and JPEG (seeded per photo). ``--heights`` instead reads every photo at each
-card height given and prints recall against card and index height: the curve the camera
-check's thresholds come from (``vision.live.camera_check``).
-
-``--card-px`` is the card height the recogniser is told: ``device`` (the default) what the
-device expects of its frame size (``WatchSettings.card_fraction`` of its height: 90 px at
-720, 180 at 1440, whatever the photo's cards really measure), ``frame`` none (the frame's
-own size sets the scale, as ``vision eval`` reads photos), ``label`` each photo's true card
-height (a camera check's measurement, at its best).
+- ``as-taken``: each photo at its own resolution, read as ``vision eval`` reads photos
+  (``vision.measure.evaluate``: ``recognise_photo``, also widened back from a square unless
+  ``square_pixels``), the CONTRACT.md keys less ``per_image``;
+- ``device:WxH``: each photo scaled so its cards are 60-90 px tall per 720 rows of the frame
+  (60-90 px in 1280x720, a 1 m table seen by the stream; 120-180 in 2560x1440, the same
+  table at the camera's full resolution), spread evenly over the photos, laid in the middle
+  of a WxH frame filled with the photo's border colour and read by a fresh
+  ``CameraRecogniser`` per photo (each photo is another camera);
+- ``fit:WxH``: each photo fitted whole into a WxH frame (``firmware.demo.photo_table
+  .fit_frame``, what ``live_path.py photos`` plays to the loop), read the same way.
 
 Scale comes from the labels, never from the recogniser: a Roboflow photo's cards are
 ``CARD_PER_INDEX_BOX`` times the median long side of its labelled corner boxes, and the EPFL
 set (no boxes) has one measured card height. Roboflow's webcam photos (``WIN_``) were
-stretched to 640x640 from 16:9 and are widened back first; its phone photos (``IMG_``) are
-read as stored, their shape unknown. Tune on dev or val; the test split is for reporting.
+stretched to 640x640 from 16:9 and are widened back first in the scaled geometries; its phone
+photos (``IMG_``) are read as stored, their shape unknown. ``device`` frames are not
+``fit_frame``'s: that one scales a photo to the frame, this one to the cards' labelled
+height, so only the border fill is alike.
+
+``camera`` (``--camera``) puts each frame through what a small camera does to it, with
+``vision.drawn.camera_model``'s effects: lens blur (0.5-0.9 px), sensor noise (2-4 grey
+levels, Gaussian), 4:2:0 chroma and JPEG (quality 75-90), seeded per photo.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
-import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import cv2
+import numpy as np
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
+from engine.cards import Card
+from firmware.demo.photo_table import fit_frame
+from vision.drawn.camera_model import chroma_420, jpeg, lens_blur
+from vision.live.camera_check import INDEX_PER_CARD
+from vision.live.motion import WatchSettings
+from vision.measure.datasets import LabelledImage, Split, load_labels
+from vision.measure.evaluate import evaluate
+from vision.recognise.detection import CameraRecogniser, recognise
+from vision.recognise.frames import frame_size
+from vision.recognise.imagefile import read_image
 
-from engine.cards import Card  # noqa: E402
-from vision.live.camera_check import INDEX_PER_CARD  # noqa: E402
-from vision.live.motion import WatchSettings  # noqa: E402
-from vision.measure.datasets import LabelledImage, Split, datasets_root, load_labels  # noqa: E402
-from vision.measure.evaluate import evaluate  # noqa: E402
-from vision.recognise.detection import CameraRecogniser  # noqa: E402
-from vision.recognise.imagefile import read_image  # noqa: E402
+__all__ = ["EPFL", "EPFL_3000", "ROBOFLOW", "PHOTO_DATASETS", "STREAM", "PhotoGeometry",
+           "Frame", "card_height", "widened", "camera", "device_frame", "target_heights",
+           "photo_frames", "score", "measure", "curve", "frame_speed", "CARD_PX_CHOICES"]
 
-DATASETS = ("epfl-iapr2022-poker-3000", "roboflow-cardcounterml")
+EPFL = "epfl-iapr2022-poker"
+EPFL_3000 = "epfl-iapr2022-poker-3000"
+ROBOFLOW = "roboflow-cardcounterml"
+PHOTO_DATASETS = (EPFL, EPFL_3000, ROBOFLOW)
 # A card's height over its labelled corner box's longer side: 3.8-4.5 measured by eye on
 # Roboflow webcam photos (a 10C 165 px tall with a 43 px box, a JD 210 px with 47 px).
 CARD_PER_INDEX_BOX = 4.0
@@ -60,8 +63,35 @@ CARD_PER_INDEX_BOX = 4.0
 # proportions that ``find_card_quads`` finds in the first six photos, 271-361).
 EPFL_3000_CARD_HEIGHT = 281.0
 STREAM = (1280, 720)
+# Cards 60-90 px tall per 720 rows: a 1 m table under the stream's 66 x 41 degree lens.
+DEVICE_CARD_ROWS = (60.0, 90.0)
+# The height curve reads cards taller than this share of 720 rows in a frame twice the size.
+CURVE_DOUBLE_ABOVE = 100.0
 WEBCAM_ASPECT = 16 / 9
 RED = frozenset("HD")
+CARD_PX_CHOICES = ("device", "frame", "label")
+
+
+@dataclass(frozen=True, slots=True)
+class PhotoGeometry:
+    """``as-taken``, ``device:WxH`` or ``fit:WxH`` (see the module's docstring)."""
+
+    kind: str
+    size: tuple[int, int] | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> PhotoGeometry:
+        """The geometry a ``--geometry`` names; ``ValueError`` for one photos have not."""
+        kind, _, size = text.partition(":")
+        if kind == "as-taken" and not size:
+            return cls(kind)
+        if kind in ("device", "fit") and size:
+            return cls(kind, frame_size(size))
+        raise ValueError(f"{text!r}: photos take as-taken, device:WxH or fit:WxH")
+
+    @property
+    def name(self) -> str:
+        return self.kind if self.size is None else f"{self.kind}:{self.size[0]}x{self.size[1]}"
 
 
 class Frame(NamedTuple):
@@ -91,21 +121,14 @@ def widened(image: np.ndarray, name: str) -> np.ndarray:
 
 
 def camera(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """What a small camera does to a frame: lens blur (0.5-0.9 px), sensor noise (2-4 grey
-    levels), 4:2:0 chroma and JPEG (quality 75-90)."""
-    out = cv2.GaussianBlur(image, (0, 0), float(rng.uniform(0.5, 0.9)))
+    """What a small camera does to a frame, in the order the light meets it: lens blur
+    (0.5-0.9 px), sensor noise (2-4 grey levels), 4:2:0 chroma, JPEG (quality 75-90).
+
+    The noise is plain Gaussian, not ``camera_model.sensor_noise``'s shot noise: the frame
+    is already a photo, whose own sensor's shot noise is in it."""
+    out = lens_blur(image, sigma=float(rng.uniform(0.5, 0.9)))
     noisy = out.astype(np.float32) + rng.normal(0.0, float(rng.uniform(2, 4)), out.shape)
-    out = np.clip(noisy, 0, 255).astype(np.uint8)
-    ycc = cv2.cvtColor(out, cv2.COLOR_BGR2YCrCb)
-    h, w = ycc.shape[:2]
-    for c in (1, 2):
-        half = cv2.resize(ycc[:, :, c], (max(1, w // 2), max(1, h // 2)),
-                          interpolation=cv2.INTER_AREA)
-        ycc[:, :, c] = cv2.resize(half, (w, h), interpolation=cv2.INTER_LINEAR)
-    out = cv2.cvtColor(ycc, cv2.COLOR_YCrCb2BGR)
-    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(75, 91))])
-    assert ok
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return jpeg(chroma_420(noisy), quality=int(rng.integers(75, 91)))
 
 
 def device_frame(photo: np.ndarray, scale: float, size: tuple[int, int]) -> np.ndarray:
@@ -130,17 +153,26 @@ def target_heights(n: int, low: float, high: float) -> list[float]:
     return [low + (high - low) * ((i * 0.6180339887) % 1.0) for i in range(n)]
 
 
-def frames(directory: Path, split: Split, heights: list[float] | float, size: tuple[int, int],
-           *, degrade: bool) -> list[Frame]:
-    """Every photo of a split made into a device frame with cards the height given (one for
-    all, or one per photo)."""
+def photo_frames(directory: Path, split: Split, geometry: PhotoGeometry, *,
+                 heights: list[float] | float | None = None, degrade: bool = False
+                 ) -> list[Frame]:
+    """Every photo of a split made into a frame of ``geometry``: ``device`` with cards the
+    height given (one for all, or one per photo), ``fit`` fitted whole (``heights`` unused)."""
+    if geometry.size is None:
+        raise ValueError("as-taken photos are read by vision.measure.evaluate, not as frames")
     items = load_labels(directory, split=split)
     per = heights if isinstance(heights, list) else [heights] * len(items)
     out = []
     for i, (item, height) in enumerate(zip(items, per, strict=False)):
         photo = widened(read_image(item.path), item.path.name)
-        scale = height / card_height(item, photo.shape, directory.name)
-        frame = device_frame(photo, scale, size)
+        true_height = card_height(item, photo.shape, directory.name)
+        if geometry.kind == "fit":
+            frame = fit_frame(photo, geometry.size)
+            ph, pw = photo.shape[:2]
+            height = true_height * min(geometry.size[0] / pw, geometry.size[1] / ph)
+        else:
+            assert height is not None, "device frames need the cards' height"
+            frame = device_frame(photo, height / true_height, geometry.size)
         if degrade:
             frame = camera(frame, np.random.default_rng(i))
         out.append(Frame(frame, item.cards, height))
@@ -148,12 +180,14 @@ def frames(directory: Path, split: Split, heights: list[float] | float, size: tu
 
 
 def told_card_px(f: Frame, how: str) -> float | None:
-    """The card height the recogniser is told (``--card-px``)."""
+    """The card height the recogniser is told (``--card-px``): ``device`` what the device
+    expects of its frame size (``WatchSettings.card_fraction`` of its height), ``frame``
+    none (the frame's own size sets the scale), ``label`` the photo's true card height."""
     if how == "frame":
         return None
     if how == "label":
         return f.card_px
-    return WatchSettings().card_fraction * f.image.shape[0]
+    return float(WatchSettings().card_fraction * f.image.shape[0])
 
 
 def score(batch: list[Frame], *, card_px: str = "device") -> dict[str, Any]:
@@ -181,74 +215,62 @@ def score(batch: list[Frame], *, card_px: str = "device") -> dict[str, Any]:
             "ms_per_frame_median": round(statistics.median(times), 1) if times else 0.0}
 
 
-def measure(directory: Path, split: Split, geometry: str, *, degrade: bool,
-            card_px: str = "device") -> dict[str, Any]:
-    if geometry == "taken":
-        out = evaluate(directory, split=split)
+def measure(directory: Path, split: Split, geometry: PhotoGeometry, *, degrade: bool = False,
+            card_px: str = "device", square_pixels: bool = False) -> dict[str, Any]:
+    """One dataset's split read in one geometry."""
+    if geometry.kind == "as-taken":
+        out = evaluate(directory, split=split, square_pixels=square_pixels)
         out.pop("per_image")
         return out
-    factor = 2 if geometry == "full" else 1
-    heights = target_heights(len(load_labels(directory, split=split)), 60 * factor, 90 * factor)
-    size = (STREAM[0] * factor, STREAM[1] * factor)
-    return score(frames(directory, split, heights, size, degrade=degrade), card_px=card_px)
+    assert geometry.size is not None
+    heights = None
+    if geometry.kind == "device":
+        per_row = geometry.size[1] / STREAM[1]
+        low, high = (h * per_row for h in DEVICE_CARD_ROWS)
+        heights = target_heights(len(load_labels(directory, split=split)), low, high)
+    frames = photo_frames(directory, split, geometry, heights=heights, degrade=degrade)
+    return score(frames, card_px=card_px)
 
 
-def curve(directory: Path, split: Split, heights: list[float], *, degrade: bool,
-          card_px: str = "device") -> list[dict[str, Any]]:
-    """Recall and precision against card height (and index height) on one split."""
+def curve(directory: Path, split: Split, geometry: PhotoGeometry, heights: list[float], *,
+          degrade: bool = False, card_px: str = "device") -> list[dict[str, Any]]:
+    """Recall and precision against card height (and index height) on one split: every photo
+    at each height, in a ``device`` frame of the geometry's size, or twice it for cards
+    taller than 100 px per 720 rows (1280x720 up to 100 px, 2560x1440 above)."""
+    if geometry.kind != "device" or geometry.size is None:
+        raise ValueError("the height curve scales photos by their cards: use device:WxH")
+    w, h = geometry.size
     rows = []
-    for h in heights:
-        size = STREAM if h <= 100 else (STREAM[0] * 2, STREAM[1] * 2)
-        result = score(frames(directory, split, float(h), size, degrade=degrade), card_px=card_px)
-        rows.append({"card_px": h, "index_px": round(h * INDEX_PER_CARD, 1), **result})
+    for height in heights:
+        size = (w, h) if height <= CURVE_DOUBLE_ABOVE * h / STREAM[1] else (2 * w, 2 * h)
+        batch = photo_frames(directory, split, PhotoGeometry("device", size),
+                             heights=float(height), degrade=degrade)
+        rows.append({"card_px": height, "index_px": round(height * INDEX_PER_CARD, 1),
+                     **score(batch, card_px=card_px)})
     return rows
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--json", action="store_true")
-    ap.add_argument("--split", choices=("dev", "val", "fit", "test"), default="dev")
-    ap.add_argument("--set", action="append", choices=DATASETS, help="default: both")
-    ap.add_argument("--geometry", choices=("device", "full", "taken"), default="device")
-    ap.add_argument("--camera", action="store_true", help="blur, noise, 4:2:0 chroma, JPEG")
-    ap.add_argument("--heights", help="comma-separated card heights in px: the recall curve")
-    ap.add_argument("--card-px", choices=("device", "frame", "label"), default="device",
-                    help="the card height the recogniser is told (see above)")
-    args = ap.parse_args()
-    root = datasets_root()
-    if root is None:
-        print("no datasets found (../shared/datasets or $CRIBBAGE_DATASETS)", file=sys.stderr)
-        return 2
+def frame_speed(paths: list[Path], *, repeats: int = 3, each_frame: bool = False) -> float:
+    """Median ms per 1280x720 frame on one core, frames made by resizing the photos to
+    1280x720, read as the device reads its camera (``CameraRecogniser``: the blur measured
+    once every 30 frames) or, with ``each_frame``, measuring each frame's blur as
+    ``recognise`` alone does."""
     cv2.setNumThreads(1)
-    results: dict[str, Any] = {}
-    for name in args.set or DATASETS:
-        directory = root / name
-        if args.heights:
-            heights = [float(h) for h in args.heights.split(",")]
-            results[name] = curve(directory, args.split, heights, degrade=args.camera,
-                                  card_px=args.card_px)
-        else:
-            results[name] = measure(directory, args.split, args.geometry, degrade=args.camera,
-                                    card_px=args.card_px)
-    if args.json:
-        print(json.dumps({"split": args.split, "geometry": args.geometry, "camera": args.camera,
-                          "card_px": args.card_px, "sets": results}))
-        return 0
-    for name, result in results.items():
-        rows = result if isinstance(result, list) else [result]
-        for r in rows:
-            lead = f"card {r['card_px']:g} px / index {r['index_px']:g} px  " if "card_px" in r \
-                else ""
-            extra = (f"red {r['red_recall']:.3f} black {r['black_recall']:.3f} "
-                     f"wrong {r['wrong']}") if "red_recall" in r else \
-                f"exact {r['images_exact']:.2f}"
-            prec = r.get("precision", r.get("card_precision"))
-            rec = r.get("recall", r.get("card_recall"))
-            print(f"{name} {args.split} {args.geometry}{' camera' if args.camera else ''}: "
-                  f"{lead}precision {prec:.3f} recall {rec:.3f} {extra} "
-                  f"({r['cards_labelled']} cards, {r['images']} photos)")
-    return 0
+    frames = [cv2.resize(_imread(p), STREAM, interpolation=cv2.INTER_AREA) for p in paths]
+    read = recognise if each_frame else CameraRecogniser()
+    read(frames[0])  # load the model outside the timing
+    times = []
+    for _ in range(repeats):
+        for f in frames:
+            t = time.perf_counter()
+            read(f)
+            times.append((time.perf_counter() - t) * 1000)
+    return round(statistics.median(times), 1)
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def _imread(path: Path) -> np.ndarray:
+    """The photo as ``cv2.imread`` reads it, as the frame speed always has."""
+    image = cv2.imread(str(path))
+    if image is None:
+        raise FileNotFoundError(f"{path}: not an image OpenCV reads")
+    return image

@@ -1,10 +1,11 @@
 """The two-resolution camera at real sizes: still-table cost, changed-region reads, latency.
 
-Frames are ``epfl-iapr2022-poker-3000`` table photos cut to 2304x1296 (the Camera
-Module 3's full view: real cards about 230 px long), the watch stream a quarter of
-that (576x324), given beside each frame as picamera2's ``lores`` gives it. A card is
-laid by a hand that moves over the table for a few frames and goes; the card is a real
-one cut from another photo of the set.
+Frames are ``epfl-iapr2022-poker-3000`` table photos cut to 2304x1296 (the Camera Module 3's
+full view: real cards about 230 px long), the watch stream a quarter of that (576x324),
+given beside each frame as picamera2's ``lores`` gives it, read by ``StreamReader`` over a
+``CameraRecogniser`` as ``firmware/commands/run.py`` wires them. A card is laid by a hand that
+moves over the table for a few frames and goes; the card is a real one cut from another
+photo of the set.
 
 - ``still_ms``: ``StreamReader`` on a table where nothing moves (per frame; target <= 2 ms);
   ``watch_copy_ms``: shrinking a frame to the watch stream, which OpenCV and replay sources
@@ -14,55 +15,60 @@ one cut from another photo of the set.
 - ``laid_to_led_ms``: from the first frame without the hand to the LED frame pushed, by
   running the frames at 30 fps through a loop that takes as long as the measured work
   (a slow frame makes the loop skip frames, as the camera's newest-frame-only grabber does),
-  then ``loop_latency``'s CardAppeared-to-LED time (the device's tracker reports a card
-  on its first reading when it reads by regions).
+  then ``benchmarks/device/loop_latency.py``'s CardAppeared-to-LED time (the device's tracker
+  reports a card on its first reading when it reads by regions).
   ``pi4`` repeats it with the work scaled as a Pi 4 would do it: the recogniser 5x,
   the rest 3.5x (target <= 300 ms).
 
-OpenCV runs on one thread, as the recogniser's networks do. ``--cpu`` times the work by
-the thread's CPU time instead of the wall clock: on a machine shared with other work the
-wall clock counts their turns too. Prints numbers; asserts nothing. ``--json`` prints one
-object.
+OpenCV runs on one thread, as the recogniser's networks do. ``cpu`` times the work by the
+thread's CPU time instead of the wall clock: on a machine shared with other work the wall
+clock counts their turns too.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import statistics
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.common import p95
+from benchmarks.device.loop_latency import latency
+from vision.live.motion import StreamReader, WatchSettings
+from vision.live.sources import Frame, watch_image
+from vision.live.zones import centroid
+from vision.measure.datasets import datasets_root
+from vision.recognise.detection import CameraRecogniser, recognise
+from vision.recognise.imagefile import read_image
+
+__all__ = ["FULL", "WATCH", "laid_cards"]
 
 FULL = (2304, 1296)
 WATCH = (576, 324)
 FPS = 30.0
 PI4_CPU, PI4_NET = 3.5, 5.0
-clock = time.perf_counter  # or time.thread_time (--cpu)
+TABLES = ("train_01.jpg", "train_06.jpg", "train_10.jpg")
+CARDS_FROM = "train_03.jpg"
+PLACES = [(150, 450), (1850, 300), (1800, 800), (200, 950)]
+Clock = Callable[[], float]
 
 
 def load(path: Path) -> np.ndarray:
-    from vision.recognise.imagefile import read_image
-
-    image = read_image(path)
-    height = round(image.shape[0] * FULL[0] / image.shape[1])
-    image = cv2.resize(image, (FULL[0], height), interpolation=cv2.INTER_AREA)
+    """A photo scaled to 2304 px wide and cut to the camera's 2304x1296 about its middle."""
+    photo = read_image(path)
+    height = round(photo.shape[0] * FULL[0] / photo.shape[1])
+    wide = cv2.resize(photo, (FULL[0], height), interpolation=cv2.INTER_AREA)
     top = (height - FULL[1]) // 2
-    return np.ascontiguousarray(image[top:top + FULL[1]])
+    return np.ascontiguousarray(wide[top:top + FULL[1]])
 
 
 def card_crops(image: np.ndarray) -> list[tuple[Any, np.ndarray, np.ndarray]]:
     """Real cards cut from a photo: each read card's pixels and outline mask, with its name."""
-    from vision.recognise.detection import recognise
-
     crops = []
     for seen in recognise(image):
         if seen.card is None:
@@ -77,17 +83,17 @@ def card_crops(image: np.ndarray) -> list[tuple[Any, np.ndarray, np.ndarray]]:
 
 
 class Timed:
-    """The recogniser, timed: the work a Pi does 5x slower."""
+    """The recogniser, timed by ``clock``: the work a Pi does 5x slower."""
 
-    def __init__(self, recognise: Any) -> None:
-        self.recognise, self.spent = recognise, 0.0
+    def __init__(self, recognise: Any, clock: Clock) -> None:
+        self.recognise, self.clock, self.spent = recognise, clock, 0.0
 
     def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> Any:
-        began = clock()
+        began = self.clock()
         try:
             return self.recognise(image, card_px=card_px)
         finally:
-            self.spent += clock() - began
+            self.spent += self.clock() - began
 
 
 def scene(table: np.ndarray, card: tuple[np.ndarray, np.ndarray], at: tuple[int, int],
@@ -105,15 +111,10 @@ def scene(table: np.ndarray, card: tuple[np.ndarray, np.ndarray], at: tuple[int,
 
 def lay(table: np.ndarray, name: Any, card: tuple[np.ndarray, np.ndarray],
         at: tuple[int, int], *, pi: bool, appear_frames: int, to_led_s: float,
-        still_frames: int = 3) -> dict[str, Any]:
+        clock: Clock, still_frames: int = 3) -> dict[str, Any]:
     """One card laid by a hand, the loop simulated at 30 fps with the measured work."""
-    from vision.live.motion import StreamReader, WatchSettings
-    from vision.live.sources import Frame, watch_image
-    from vision.live.zones import centroid
-    from vision.recognise.detection import CameraRecogniser
-
     centre = (at[0] + card[1].shape[1] / 2, at[1] + card[1].shape[0] / 2)
-    timed = Timed(CameraRecogniser())
+    timed = Timed(CameraRecogniser(), clock)
     reader = StreamReader(timed, frame_size=FULL, learn_art=False,
                           settings=WatchSettings(still_frames=still_frames))
     empty = watch_image(table, WATCH)
@@ -152,30 +153,18 @@ def lay(table: np.ndarray, name: Any, card: tuple[np.ndarray, np.ndarray],
             "read": found}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--frames", type=int, default=300, help="still frames to time")
-    parser.add_argument("--cpu", action="store_true", help="time by the thread's CPU time")
-    parser.add_argument("--still-frames", type=int, default=3,
-                        help="still frames before a change is read (WatchSettings)")
-    args = parser.parse_args()
-    global clock
-    if args.cpu:
-        clock = time.thread_time
+def laid_cards(*, frames: int = 300, cpu: bool = False, still_frames: int = 3
+               ) -> dict[str, Any]:
+    """The still table (``frames`` frames), then four real cards laid, here and as a Pi 4."""
+    clock: Clock = time.thread_time if cpu else time.perf_counter
     cv2.setNumThreads(1)
-    from benchmarks.loop_latency import latency
-    from vision.live.motion import StreamReader
-    from vision.live.sources import Frame, watch_image
-    from vision.measure.datasets import datasets_root
-    from vision.recognise.detection import CameraRecogniser
-
     root = datasets_root()
     folder = None if root is None else root / "epfl-iapr2022-poker-3000"
     if folder is None or not folder.is_dir():
-        sys.exit("vision_stream: ../shared/datasets/epfl-iapr2022-poker-3000 is missing")
-    tables = [load(folder / name) for name in ("train_01.jpg", "train_06.jpg", "train_10.jpg")]
-    cards = card_crops(load(folder / "train_03.jpg"))[:4]
+        raise SystemExit("live_path laid-cards: ../shared/datasets/epfl-iapr2022-poker-3000 "
+                         "is missing")
+    tables = [load(folder / name) for name in TABLES]
+    cards = card_crops(load(folder / CARDS_FROM))[:4]
 
     # A still table: the watch stream given beside the frame (picamera2's lores).
     reader = StreamReader(CameraRecogniser(), frame_size=FULL)
@@ -184,7 +173,7 @@ def main() -> None:
         reader(Frame(tables[0], i / FPS, i, watch))
     reads = reader.reads
     still = []
-    for i in range(args.frames):
+    for i in range(frames):
         began = clock()
         reader(Frame(tables[0], i / FPS, i, watch))
         still.append(clock() - began)
@@ -196,22 +185,21 @@ def main() -> None:
 
     to_led = latency(2, 3, None)["median_ms"] / 1000
     appear = 1  # firmware.commands.run's tracker with a StreamReader: each change read once
-    places = [(150, 450), (1850, 300), (1800, 800), (200, 950)]
     laid_here, laid_pi = [], []
     for k, (name, crop, mask) in enumerate(cards):
         table = tables[k % len(tables)]
-        at = places[k % len(places)]
+        at = PLACES[k % len(PLACES)]
         laid_here.append(dict(lay(table, name, (crop, mask), at, pi=False, appear_frames=appear,
-                                  to_led_s=to_led, still_frames=args.still_frames),
+                                  to_led_s=to_led, clock=clock, still_frames=still_frames),
                               card=str(name)))
         laid_pi.append(lay(table, name, (crop, mask), at, pi=True, appear_frames=appear,
-                           to_led_s=to_led, still_frames=args.still_frames))
+                           to_led_s=to_led, clock=clock, still_frames=still_frames))
 
-    report: dict[str, Any] = {
+    return {
         "frame": f"{FULL[0]}x{FULL[1]}", "watch": f"{WATCH[0]}x{WATCH[1]}",
-        "clock": "thread CPU" if args.cpu else "wall",
+        "clock": "thread CPU" if cpu else "wall",
         "still_ms": {"median": round(statistics.median(still) * 1000, 3),
-                     "p95": round(sorted(still)[int(0.95 * (len(still) - 1))] * 1000, 3),
+                     "p95": round(p95(still) * 1000, 3),
                      "reads_while_still": reader.reads - reads},
         "watch_copy_ms": round(statistics.median(copies) * 1000, 2),
         "cards_laid": [{k: (round(v, 1) if isinstance(v, float) else v) for k, v in r.items()}
@@ -228,14 +216,3 @@ def main() -> None:
                 "laid_to_led_ms_max": round(max(r["laid_to_led_ms"] for r in laid_pi), 1)},
         "card_to_led_ms": round(to_led * 1000, 2),
     }
-    if args.json:
-        print(json.dumps(report))
-        return
-    for key, value in report.items():
-        print(f"{key}: {value}")
-    print("targets: still <= 2 ms a frame, a changed region <= 30 ms (here); "
-          "laid to LED <= 300 ms on a Pi 4 (estimate: network work x5, the rest x3.5)")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,43 +1,34 @@
-"""Deck teaching on drawn decks: recognition with and without the taught profile.
+"""Deck teaching: drawn deals read with and without the taught deck's profile.
 
-    python benchmarks/vision_teach.py [--deals N] [--json]
+For each deck, four layout photos (one suit each, ace to king in two rows) are drawn and
+taught (``vision.recognise.deck.teach``; ``as_laid`` as ``cribbage-board vision teach
+--as-laid``), then drawn two-player deals of that deck (``vision.drawn.deck_lab
+.deal_renderer``, every other frame) are read by ``recognise`` with and without the profile.
+A card found counts right when it lies face up in the frame; recall is over the face-up cards
+at least half visible. Also the per-frame time of ``recognise`` per profile, one core.
 
-For each lab deck (``vision.drawn.deck_lab``): four layout photos (one suit each, ace
-to king in two rows) are drawn and taught (``vision.recognise.deck.teach``), then drawn
-two-player deals of that deck (``vision.drawn.scene``) are read by ``recognise``
-with and without the profile. A card found counts right when it lies face up
-in the frame; recall is over the face-up cards at least half visible. Each
-deck is also read with the profile of the other decks ("cross"): a profile
-must not hurt a deck it was not taught from. Last, the per-frame time of
-``recognise`` with and without a profile, one core.
-
-``--theme NAME`` (or ``all``) does the same with real decks instead: the card
-themes Debian packages carry (``vision/training/facedecks.py``; ``apt-get
-install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin``), drawn on the
-same tables. A deck whose teaching is refused is reported with the reason, and
-the totals count the taught decks. ``--as-laid`` teaches as ``cribbage-board
-vision teach --as-laid`` does.
+- ``lab-decks``: the lab decks of ``vision.drawn.deck_lab`` (French courts V/D/R, a
+  four-colour deck, small indices, a plain deck), each also read with the next deck's
+  profile ("cross"): a profile must not hurt a deck it was not taught from.
+- ``taught-decks``: Debian's card themes (``--theme``, ``--half``) on the same tables, own
+  profile only; a deck whose teaching is refused is reported with the reason, and the
+  totals count the taught decks.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
-import sys
 import time
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from vision.drawn.cardart import CardStyle
+from vision.drawn.deck_lab import LAB_DECKS, DrawnDeck, deal_renderer, suit_photos
+from vision.recognise.deck import DeckError, DeckProfile, teach
+from vision.recognise.detection import recognise
+from vision.training.facedecks import FaceDeck
 
-import cv2  # noqa: E402
-
-from vision.drawn.cardart import CardStyle  # noqa: E402
-from vision.drawn.deck_lab import LAB_DECKS, DrawnDeck, deal_renderer, suit_photos  # noqa: E402
-from vision.recognise.deck import DeckError, DeckProfile, teach  # noqa: E402
-from vision.recognise.detection import recognise  # noqa: E402
-from vision.training.facedecks import FaceDeckError, face_decks_named  # noqa: E402
+__all__ = ["teach_deck", "read_deals", "lab_decks", "taught_decks"]
 
 
 def teach_deck(deck: DrawnDeck, *, seed: int = 0, as_laid: bool = False) -> DeckProfile:
@@ -73,73 +64,50 @@ def read_deals(deck: DrawnDeck, profiles: dict[str, DeckProfile | None], *, deal
             for name, (f, r, rc, d) in counts.items()}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=4, help="drawn deals per deck")
-    ap.add_argument("--theme", help="real decks: a theme's name (or part of it), or all")
-    ap.add_argument("--as-laid", action="store_true",
-                    help="teach taking each card as laid, as `vision teach --as-laid` does")
-    ap.add_argument("--json", action="store_true")
-    args = ap.parse_args()
-    cv2.setNumThreads(1)
-    if args.theme:
-        themes(args)
-        return
+def lab_decks(*, deals: int, as_laid: bool = False,
+              emit: Callable[[str, dict[str, dict[str, Any]]], None] | None = None
+              ) -> dict[str, Any]:
+    """Each lab deck taught, then read with no, its own and the next deck's profile;
+    ``emit(deck, rows)`` is told each deck as it is done (progress)."""
     start = time.perf_counter()
-    profiles = {name: teach_deck(deck, as_laid=args.as_laid) for name, deck in LAB_DECKS.items()}
+    profiles = {name: teach_deck(deck, as_laid=as_laid) for name, deck in LAB_DECKS.items()}
     teach_s = (time.perf_counter() - start) / len(LAB_DECKS)
     result: dict[str, Any] = {"teach_seconds_per_deck": round(teach_s, 2), "decks": {}}
     names = list(LAB_DECKS)
     for k, (name, deck) in enumerate(LAB_DECKS.items()):
         other = names[(k + 1) % len(names)]
         rows = read_deals(deck, {"none": None, "own": profiles[name],
-                                 f"cross:{other}": profiles[other]}, deals=args.deals)
+                                 f"cross:{other}": profiles[other]}, deals=deals)
         result["decks"][name] = rows
-        if not args.json:
-            for label, row in rows.items():
-                print(f"{name:20s} {label:28s} found {row['found']:4d} wrong {row['wrong']:3d} "
-                      f"precision {row['precision']:.4f} recall {row['recall']:.4f} "
-                      f"{row['ms_per_frame_median']:.1f} ms", flush=True)
-    if args.json:
-        print(json.dumps(result))
+        if emit is not None:
+            emit(name, rows)
+    return result
 
 
-def themes(args: argparse.Namespace) -> None:
-    """Each chosen real deck taught and read without and with its profile; then the taught
-    decks in all."""
-    try:
-        decks = face_decks_named(args.theme)
-    except FaceDeckError as exc:
-        raise SystemExit(str(exc)) from None
+def taught_decks(decks: Sequence[FaceDeck], *, deals: int, as_laid: bool = False,
+                 emit: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Each real deck taught and read without and with its profile; then the taught decks
+    in all. ``emit(deck, row)`` is told each deck as it is done (refused or read)."""
     totals = {name: {"found": 0, "wrong": 0, "recalled": 0, "due": 0} for name in ("none", "own")}
+    rows: dict[str, Any] = {}
     taught = 0
     for face_deck in decks:
         deck = DrawnDeck(CardStyle(), faces=face_deck.face)
         try:
-            profile = teach_deck(deck, as_laid=args.as_laid)
+            profile = teach_deck(deck, as_laid=as_laid)
         except DeckError as exc:
-            print(json.dumps({"theme": face_deck.name, "taught": False, "refused": str(exc)})
-                  if args.json else f"{face_deck.name:40s} not taught: {exc}", flush=True)
-            continue
-        taught += 1
-        rows = read_deals(deck, {"none": None, "own": profile}, deals=args.deals)
-        for name, row in rows.items():
-            for key in totals[name]:
-                totals[name][key] += row[key]
-        print(json.dumps({"theme": face_deck.name, "taught": True, **rows}) if args.json else
-              f"{face_deck.name:40s} " + "  ".join(
-                  f"{name}: found {row['found']} wrong {row['wrong']} recall {row['recall']:.3f}"
-                  for name, row in rows.items()), flush=True)
+            rows[face_deck.name] = {"taught": False, "refused": str(exc)}
+        else:
+            taught += 1
+            read = read_deals(deck, {"none": None, "own": profile}, deals=deals)
+            for name, row in read.items():
+                for key in totals[name]:
+                    totals[name][key] += row[key]
+            rows[face_deck.name] = {"taught": True, **read}
+        if emit is not None:
+            emit(face_deck.name, rows[face_deck.name])
     summary: dict[str, Any] = {"themes": len(decks), "taught": taught}
     for name, t in totals.items():
         summary[name] = {**t, "precision": round(1 - t["wrong"] / max(1, t["found"]), 4),
                          "recall": round(t["recalled"] / max(1, t["due"]), 4)}
-    print(json.dumps(summary) if args.json else
-          f"taught {taught} of {len(decks)} themes; " + "  ".join(
-              f"{name}: found {summary[name]['found']} wrong {summary[name]['wrong']} "
-              f"precision {summary[name]['precision']:.4f} recall {summary[name]['recall']:.4f}"
-              for name in totals))
-
-
-if __name__ == "__main__":
-    main()
+    return {"decks": rows, "total": summary}

@@ -1,72 +1,76 @@
-"""Speed and reaction time of the live vision loop on a drawn deal, on one core.
+"""A drawn deal filmed by a camera model and followed by the tracker: speed, recall of the
+cards laid, and frames from a card lying face up to its ``CardAppeared``.
 
-    python benchmarks/vision_pipeline.py [--seed N] [--frames-per-step N]
-        [--camera camera-module-3|usb-webcam|ideal] [--size WxH] [--json]
+The geometry ``camera:NAME[:WxH]`` (``benchmarks/vision/accuracy.py``) draws the seed's whole
+two-player deal through ``vision.drawn.camera_model``'s camera NAME (``camera-module-3``, a
+Camera Module 3 1.0 m over the table, cards about 61x86 px at 1280x720; ``usb-webcam``; or
+``ideal``, the crisp drawing with cards a fifth of the frame tall) at WxH (default
+1280x720), eight frames a step with the hand in the first two (PNG frames in a temporary
+folder, JPEG for a camera that encodes JPEG and for ``ideal``), then replays it as the device
+runs: ``ReplaySource`` -> ``CameraRecogniser`` -> ``CardTracker``, one core. Drawing is not
+timed.
 
-A whole two-player deal is drawn by ``vision.drawn.scene`` through a camera model
-(``vision.drawn.camera_model``, by default a Camera Module 3 1.0 m over the table at
-1280x720: cards about 61x86 px; PNG frames in a temporary folder, JPEG for a
-camera that encodes JPEG and for ``--camera ideal``, the crisp drawing with
-cards a fifth of the frame tall), then replayed the way the device runs: ``ReplaySource`` ->
-``recognise`` -> ``CardTracker``, with ``cv2.setNumThreads(1)``. Prints frames
-per second of that loop (drawing the scene is not timed), and the latency from
-the first frame in which a newly laid card lies face up to its ``CardAppeared``
-event, in frames; also recall and precision of those events against the truth.
-
-``--theme NAME`` lays the deal with a real deck instead of a drawn one: one of
-the card themes Debian packages carry (``vision/training/facedecks.py``;
-``apt-get install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin``), or
-``--theme all`` for each in turn. The committed recogniser was trained without
-them, so they measure decks it never saw. ``--half held-out`` keeps the half
-of them (``facedecks.theme_half``) that a model trained with ``train.py
---face-scenes N`` never met. ``--model`` reads with other weights.
-
-Issue #4's target counts from the frame where the card is *stable*: laid, and the
-laying hand gone (the scene's first ``hand_frames`` frames of each step show the
-hand). ``after_stable`` is that latency; it should be at most 3 frames (the
-tracker wants ``appear_frames`` = 3 readings, so 2 when every frame is read).
+Issue #4's target counts from the frame where the card is *stable*: laid, and the laying
+hand gone. ``after_stable`` is that latency; it should be at most 3 frames (the tracker
+wants ``appear_frames`` = 3 readings, so 2 when every frame is read). Recall counts a card
+gathered and spread again within the tracker's vanish time as missed: its track never
+ended, so it is not announced twice.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
-import sys
 import tempfile
 import time
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import cv2
+import numpy as np
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
+from vision.drawn.camera_model import CAMERAS, camera_named
+from vision.drawn.scene import SceneSettings, Script, TableLayout, read_truth, write_sequence
+from vision.live.sources import ReplaySource
+from vision.live.tracker import CardAppeared, CardTracker
+from vision.recognise.classifier import MODEL_PATH
+from vision.recognise.detection import CameraRecogniser, recognise
+from vision.recognise.frames import frame_size
+from vision.training.facedecks import FaceDeck
 
-from vision.drawn.camera_model import camera_named  # noqa: E402
-from vision.drawn.scene import (  # noqa: E402
-    SceneSettings,
-    Script,
-    TableLayout,
-    read_truth,
-    write_sequence,
-)
-from vision.live.sources import ReplaySource  # noqa: E402
-from vision.live.tracker import CardAppeared, CardTracker  # noqa: E402
-from vision.recognise.classifier import MODEL_PATH  # noqa: E402
-from vision.recognise.detection import CameraRecogniser, recognise  # noqa: E402
-from vision.recognise.frames import frame_size  # noqa: E402
-from vision.training.facedecks import FaceDeck, FaceDeckError, face_decks_named  # noqa: E402
+__all__ = ["CameraGeometry", "track_deal", "add_totals"]
 
 
-def measure(seed: int, frames_per_step: int, *, deck: FaceDeck | None = None,
-            model: str = str(MODEL_PATH), camera: str = "camera-module-3",
-            size: tuple[int, int] = (1280, 720)) -> dict[str, object]:
+@dataclass(frozen=True, slots=True)
+class CameraGeometry:
+    """``camera:NAME[:WxH]``: the deal filmed by camera model NAME at frame size WxH."""
+
+    camera: str = "camera-module-3"
+    size: tuple[int, int] = (1280, 720)
+
+    @classmethod
+    def parse(cls, text: str) -> CameraGeometry:
+        """``camera:camera-module-3``, ``camera:ideal``, ``camera:usb-webcam:1920x1080``..."""
+        kind, _, rest = text.partition(":")
+        name, _, size = rest.partition(":")
+        if kind != "camera" or name not in (*CAMERAS, "ideal"):
+            raise ValueError(f"{text!r}: expected camera:NAME[:WxH], NAME one of "
+                             f"{', '.join([*CAMERAS, 'ideal'])}")
+        return cls(name, frame_size(size)) if size else cls(name)
+
+    @property
+    def name(self) -> str:
+        return f"camera:{self.camera}:{self.size[0]}x{self.size[1]}"
+
+
+def track_deal(seed: int, frames_per_step: int, geometry: CameraGeometry, *,
+               deck: FaceDeck | None = None, model: str = str(MODEL_PATH)) -> dict[str, Any]:
+    """One deal through the camera, the recogniser and the tracker (the module's docstring)."""
     cv2.setNumThreads(1)
-    lens = camera_named(camera)
+    lens = camera_named(geometry.camera)
     script = Script.two_player_deal(seed, layout=TableLayout.for_camera(2, lens))
     settings = SceneSettings(frames_per_step=frames_per_step, hand_frames=2,
                              faces=deck.face if deck is not None else None, camera=lens,
-                             size=size)
+                             size=geometry.size)
     # Stored frames add no JPEG a camera would not make.
     image_format = "jpg" if lens is None or lens.encoding == "jpeg" else "png"
     with tempfile.TemporaryDirectory() as folder:
@@ -79,17 +83,21 @@ def measure(seed: int, frames_per_step: int, *, deck: FaceDeck | None = None,
         # Frames are read as the device reads them: the blur measured now and then.
         read = CameraRecogniser(model_path=model)
         events: list[tuple[int, CardAppeared]] = []
-        source = ReplaySource(folder)
         start = time.perf_counter()
         count = 0
-        for frame in source:
+        for frame in ReplaySource(folder):
             for event in tracker.update(frame.at, read(frame.image)):
                 if isinstance(event, CardAppeared):
                     events.append((frame.index, event))
             count += 1
         seconds = time.perf_counter() - start
-    # A card is "new" from the first frame it lies face up in a place it was not before;
-    # a card turned down and shown again later is due again.
+    return _score(truth, events, settings.hand_frames, count, seconds)
+
+
+def _score(truth: dict[str, Any], events: list[tuple[int, CardAppeared]], hand_frames: int,
+           count: int, seconds: float) -> dict[str, Any]:
+    """The events against the truth: a card is "new" from the first frame it lies face up in
+    a place it was not before; a card turned down and shown again later is due again."""
     episodes: list[tuple[str, str, int]] = []
     before: dict[str, str] = {}
     for n, record in enumerate(truth["frames"]):
@@ -101,7 +109,7 @@ def measure(seed: int, frames_per_step: int, *, deck: FaceDeck | None = None,
         step_start.setdefault(record["step"], n)
 
     def stable_from(first_face_up: int) -> int:
-        hand_gone = step_start[truth["frames"][first_face_up]["step"]] + settings.hand_frames
+        hand_gone = step_start[truth["frames"][first_face_up]["step"]] + hand_frames
         return max(first_face_up, hand_gone)
 
     latencies, after_stable = [], []
@@ -128,61 +136,10 @@ def measure(seed: int, frames_per_step: int, *, deck: FaceDeck | None = None,
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seed", type=int, default=2)
-    parser.add_argument("--frames-per-step", type=int, default=8)
-    parser.add_argument("--theme", help="lay a real deck: a theme's name (or part of it), or all")
-    parser.add_argument("--half", choices=["train", "held-out"],
-                        help="with --theme: only the themes of this half (facedecks.theme_half)")
-    parser.add_argument("--model", default=str(MODEL_PATH), help="corner-index CNN to read with")
-    parser.add_argument("--camera", default="camera-module-3",
-                        help="camera model (vision.drawn.camera_model.CAMERAS) or ideal")
-    parser.add_argument("--size", type=frame_size, default=(1280, 720), help="frame size WxH")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    if args.half and not args.theme:
-        parser.error("--half chooses among the themes: give --theme too")
-    if args.theme:
-        themes(args)
-        return
-    result = measure(args.seed, args.frames_per_step, model=args.model, camera=args.camera,
-                     size=args.size)
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(f"{result['frames']} frames at {result['fps']} fps "
-              f"({result['ms_per_frame']} ms/frame, one core); CardAppeared latency median "
-              f"{result['latency_frames_median']} frames, max {result['latency_frames_max']} "
-              f"(after stable: median {result['after_stable_median']}, max "
-              f"{result['after_stable_max']}); "
-              f"recall {result['recall']}, precision {result['precision']}")
-
-
-def themes(args: argparse.Namespace) -> None:
-    """The deal laid with each chosen real deck: recall and precision per deck, then in all."""
-    try:
-        decks = face_decks_named(args.theme, half=args.half)
-    except FaceDeckError as exc:
-        raise SystemExit(str(exc)) from None
-    due = right = events = 0
-    for deck in decks:
-        result = measure(args.seed, args.frames_per_step, deck=deck, model=args.model,
-                         camera=args.camera)
-        due += int(result["appearances_due"])  # type: ignore[call-overload]
-        right += int(result["appeared_right"])  # type: ignore[call-overload]
-        events += int(result["events"])  # type: ignore[call-overload]
-        print(json.dumps({"theme": deck.name, **result}) if args.json else
-              f"{deck.name}: recall {result['recall']}, precision {result['precision']} "
-              f"({result['appeared_right']} of {result['appearances_due']}, "
-              f"{result['events']} events)", flush=True)
-    total = {"themes": len(decks), "appearances_due": due, "appeared_right": right,
-             "events": events, "recall": round(right / max(1, due), 3),
-             "precision": round(right / max(1, events), 3)}
-    print(json.dumps(total) if args.json else
-          f"all {len(decks)} themes: recall {total['recall']}, precision {total['precision']} "
-          f"({right} of {due}, {events - right} wrong events)")
-
-
-if __name__ == "__main__":
-    main()
+def add_totals(total: dict[str, Any], result: dict[str, Any]) -> None:
+    """Adds one deck's deal to ``total`` (appearances due and right, events; recall and
+    precision over all)."""
+    for key in ("appearances_due", "appeared_right", "events"):
+        total[key] = total.get(key, 0) + int(result[key])
+    total["recall"] = round(total["appeared_right"] / max(1, total["appearances_due"]), 3)
+    total["precision"] = round(total["appeared_right"] / max(1, total["events"]), 3)

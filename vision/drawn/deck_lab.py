@@ -7,8 +7,8 @@ shown: French court cards, whose indices print V (valet), D (dame) and R (roi)
 for the jack, queen and king. The recogniser cannot know that R is a king; a
 taught deck can.
 
-Used by ``tests/test_vision_teach.py`` and ``benchmarks/vision_teach.py``; the
-device never imports it.
+Used by ``tests/test_vision_teach.py`` and ``benchmarks/vision/accuracy.py --dataset
+lab-decks``; the device never imports it.
 """
 
 from __future__ import annotations

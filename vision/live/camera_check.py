@@ -2,11 +2,11 @@
 
 The person mounting the board cannot judge pixels by eye, and the recogniser's recall falls
 off a cliff below a certain card size (real photos scaled down, read as the device reads its
-frames: ``benchmarks/vision_device_geometry.py --heights``). So the check measures the cards
-the recogniser finds in one frame (each card's outline, read or not), turns their median
-height into the corner index's height, and says in words whether that is enough and, if not,
-what resolution or mounting height would make it so. The thresholds are that benchmark's
-measured curve, not guesses.
+frames: ``benchmarks/vision/accuracy.py --geometry device:1280x720 --heights``). So the
+check measures the cards the recogniser finds in one frame (each card's outline, read or
+not), turns their median height into the corner index's height, and says in words whether
+that is enough and, if not, what resolution or mounting height would make it so. The
+thresholds are that benchmark's measured curve, not guesses.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ __all__ = ["CameraCheck", "check_camera", "card_outlines", "card_heights", "card
 
 Outline = Sequence[tuple[float, float]]
 
-# Measured on the val fold of both sets (benchmarks/vision_device_geometry.py --split val
-# --heights 45,60,75,90, 1280x720 frames, 2026-11-26): recall at card heights 45 / 60 / 75 /
-# 90 px was EPFL 0.28 / 0.89 / 0.96 / 0.98 and Roboflow 0.50 / 0.88 / 0.93 / 0.95. From this
-# card height up recall is 0.95 or more ...
+# Measured on the val fold of both sets (benchmarks/vision/accuracy.py --geometry
+# device:1280x720 --split val --heights 45,60,75,90, 1280x720 frames, 2026-11-26): recall
+# at card heights 45 / 60 / 75 / 90 px was EPFL 0.28 / 0.89 / 0.96 / 0.98 and Roboflow
+# 0.50 / 0.88 / 0.93 / 0.95. From this card height up recall is 0.95 or more ...
 GOOD_CARD_PX = 90.0
 # ... and below this it falls off a cliff (a half or more of the cards lost at 45 px).
 MIN_CARD_PX = 60.0

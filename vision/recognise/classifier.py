@@ -151,7 +151,7 @@ def load_model(path: str = str(MODEL_PATH)) -> Runner:
     # No memory arena and no memory pattern: each of the three sessions otherwise keeps its
     # largest batch's buffers for good. The recogniser in a process with three networks and
     # cards in view: 128 -> 112 MB RSS, per batch the same time within this machine's noise
-    # (benchmarks/loop_latency.py; 150 MB is the device's budget).
+    # (benchmarks/device/loop_latency.py; 150 MB is the device's budget).
     options.enable_cpu_mem_arena = False
     options.enable_mem_pattern = False
     session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])

@@ -10,7 +10,7 @@ on its tables, so the network meets index designs nobody here drew.
 
 Training deals the themes of one half (``theme_half``, by a hash of the deck's
 family) in ``--face-scenes``; the other half then measures decks it never met
-(``benchmarks/vision_pipeline.py --half held-out``). The device never reads
+(``benchmarks/vision/accuracy.py --dataset decks``). The device never reads
 them. Install with
 ``apt-get install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin``
 (aisleriot's themes without the game, KDE's decks, the renderer): 36 decks
