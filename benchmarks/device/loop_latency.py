@@ -45,6 +45,7 @@ def latency(players: int, seed: int, store_dir: str | None, *,
             beside: Any = None) -> dict[str, Any]:
     """``beside(store_path)``, if given, starts something that runs next to the loop over
     its store (benchmarks/club/load.py: the club publisher) and returns how to stop it."""
+    from benchmarks.common import p95
     from engine.simulate import simulate_game
     from firmware.demo.scripted_table import (
         BlankCamera,
@@ -100,7 +101,7 @@ def latency(players: int, seed: int, store_dir: str | None, *,
         store.close()
     ms = sorted(s * 1000 for s in samples)
     return {"cards": len(ms), "median_ms": round(statistics.median(ms), 2),
-            "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 2), "max_ms": round(ms[-1], 2)}
+            "p95_ms": round(p95(ms), 2), "max_ms": round(ms[-1], 2)}
 
 
 def run_subprocess(extra: list[str], seconds: float) -> dict[str, Any]:

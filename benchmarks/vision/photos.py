@@ -38,7 +38,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card
-from firmware.demo.photo_table import fit_frame
+from firmware.demo.photo_table import centred_on_border, fit_frame
 from vision.drawn.camera_model import chroma_420, jpeg, lens_blur
 from vision.live.camera_check import INDEX_PER_CARD
 from vision.live.motion import WatchSettings
@@ -137,15 +137,7 @@ def device_frame(photo: np.ndarray, scale: float, size: tuple[int, int]) -> np.n
     h, w = photo.shape[:2]
     sw, sh = max(1, int(round(w * scale))), max(1, int(round(h * scale)))
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
-    small = cv2.resize(photo, (sw, sh), interpolation=interp)
-    border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
-    fill = np.median(border, axis=0).astype(np.uint8)
-    fw, fh = max(size[0], sw), max(size[1], sh)
-    frame = np.empty((fh, fw, 3), np.uint8)
-    frame[:] = fill
-    y, x = (fh - sh) // 2, (fw - sw) // 2
-    frame[y:y + sh, x:x + sw] = small
-    return frame
+    return centred_on_border(cv2.resize(photo, (sw, sh), interpolation=interp), size)
 
 
 def target_heights(n: int, low: float, high: float) -> list[float]:

@@ -31,7 +31,7 @@ from engine.cards import Card
 from vision.live.sources import Frame
 from vision.live.tracker import CardAppeared, CardTracker, Seen, TableEvent
 
-__all__ = ["PhotoCamera", "PhotoResult", "fit_frame", "play_photos"]
+__all__ = ["PhotoCamera", "PhotoResult", "fit_frame", "centred_on_border", "play_photos"]
 
 
 def fit_frame(photo: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -41,12 +41,21 @@ def fit_frame(photo: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     ph, pw = photo.shape[:2]
     scale = min(w / pw, h / ph)
     nw, nh = max(1, round(pw * scale)), max(1, round(ph * scale))
-    small = cv2.resize(photo, (nw, nh), interpolation=cv2.INTER_AREA)
-    border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
+    return centred_on_border(cv2.resize(photo, (nw, nh), interpolation=cv2.INTER_AREA), size)
+
+
+def centred_on_border(photo: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``photo`` in the middle of a ``size`` (w, h) frame, grown to hold it where it is
+    larger, the rest filled with the median colour of the photo's own border: a table goes
+    on past the photo's edge rather than ending in a black band the reader could take for
+    an edge."""
+    ph, pw = photo.shape[:2]
+    w, h = max(size[0], pw), max(size[1], ph)
+    border = np.concatenate([photo[0], photo[-1], photo[:, 0], photo[:, -1]])
     out = np.empty((h, w, 3), np.uint8)
     out[:] = np.median(border, axis=0).astype(np.uint8)
-    x, y = (w - nw) // 2, (h - nh) // 2
-    out[y:y + nh, x:x + nw] = small
+    x, y = (w - pw) // 2, (h - ph) // 2
+    out[y:y + ph, x:x + pw] = photo
     return out
 
 
