@@ -118,7 +118,7 @@ def _lost_words(lost: tuple[LostEvent, ...]) -> str:
 
 
 class Damage(Exception):
-    """Internal: verification found damage at ``row_id`` (None: the file itself)."""
+    """What ``verified_rows`` found: damage at ``row_id`` (None: the file itself), and why."""
 
     def __init__(self, row_id: int | None, reason: str) -> None:
         super().__init__(reason)
@@ -153,8 +153,7 @@ def repair_store(path: Path, damage: Damage, mark: Mark | None,
     fsync_dir(path.parent)
     first_lost = lost[0].id if lost else None
     damaged_at = damage.row_id if damage.row_id is not None else first_lost
-    recovery = Recovery(path, moved, len(good), damaged_at, damage.reason, tuple(lost))
-    return recovery
+    return Recovery(path, moved, len(good), damaged_at, damage.reason, tuple(lost))
 
 
 def damaged_copies(path: Path) -> list[Path]:
