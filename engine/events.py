@@ -21,8 +21,14 @@ from engine.rules import Rules
 __all__ = [
     "Event", "NewGame", "Deal", "Starter", "Play", "Go", "Show", "Crib", "Claim", "Muggins",
     "Adjust", "Discard", "Correct", "Misdeal", "as_event", "parse_event", "parse_line",
-    "dumps_event",
+    "dumps_event", "MAX_NAME_LENGTH", "MAX_ADJUST", "MAX_REASON_LENGTH",
 ]
+
+# Bounds at the log's boundary, so a log cannot carry numbers or text no table makes (a
+# 100,000-character name, an adjust of 10^20): the table's own names stop at 20 characters.
+MAX_NAME_LENGTH = 64
+MAX_ADJUST = 999  # far past any game's hole: a bound on the log, not a rule of play
+MAX_REASON_LENGTH = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +181,14 @@ def _quote(text: str, *, limit: int = 80) -> str:
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} characters)"
 
 
+def _shown(value: Any) -> str:
+    """Any value for a one-line message: text quoted and cut short, others' repr cut short."""
+    if isinstance(value, str):
+        return _quote(value)
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:80]}... ({len(text)} characters)"
+
+
 def parse_event(data: Any) -> Event:
     """Parses one event object (a dict from JSON) into its typed event."""
     if not isinstance(data, Mapping):
@@ -197,8 +211,9 @@ def _field(data: Mapping[str, Any], key: str) -> Any:
 
 def _name(data: Mapping[str, Any], key: str = "player") -> str:
     value = _field(data, key)
-    if not isinstance(value, str) or not value.strip():
-        raise EventError(f"{data.get('type')}.{key} must be a player's name, not {value!r}")
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME_LENGTH:
+        raise EventError(f"{data.get('type')}.{key} must be a player's name of 1 to "
+                         f"{MAX_NAME_LENGTH} characters, not {_shown(value)}")
     return value
 
 
@@ -227,9 +242,14 @@ def _new_game(data: Mapping[str, Any]) -> NewGame:
     players = _field(data, "players")
     if not isinstance(players, list) or not all(isinstance(p, str) and p.strip()
                                                  for p in players):
-        raise EventError(f"new_game.players must be a list of names, not {players!r}")
+        raise EventError(f"new_game.players must be a list of names, not "
+                         f"{_shown(players)}")
     if not 2 <= len(players) <= 4:
-        raise EventError(f"cribbage is for 2, 3 or 4 players, not {len(players)}: {players!r}")
+        raise EventError(f"cribbage is for 2, 3 or 4 players, not {len(players)}: "
+                         f"{_shown(players)}")
+    if any(len(p) > MAX_NAME_LENGTH for p in players):
+        raise EventError(f"new_game.players: a name is at most {MAX_NAME_LENGTH} characters, "
+                         f"not {max(len(p) for p in players)}")
     if len(set(players)) != len(players):
         raise EventError(f"new_game.players names a player twice: {players!r}")
     rules_json = data.get("rules", {})
@@ -246,11 +266,13 @@ def _deal(data: Mapping[str, Any]) -> Deal:
 
 def _adjust(data: Mapping[str, Any]) -> Adjust:
     points = _int(data, "points")
-    if points == 0:
-        raise EventError(f"adjust.points must not be 0: {dict(data)!r}")
+    if points == 0 or abs(points) > MAX_ADJUST:
+        raise EventError(f"adjust.points must be from -{MAX_ADJUST} to {MAX_ADJUST}, not 0, "
+                         f"not {_shown(points)}")
     reason = data.get("reason", "adjust")
-    if not isinstance(reason, str):
-        raise EventError(f"adjust.reason must be text, not {reason!r}")
+    if not isinstance(reason, str) or len(reason) > MAX_REASON_LENGTH:
+        raise EventError(f"adjust.reason must be text of at most {MAX_REASON_LENGTH} "
+                         f"characters, not {_shown(reason)}")
     return Adjust(_name(data), points, reason)
 
 

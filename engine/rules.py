@@ -137,17 +137,29 @@ def _points(data: Mapping[str, Any], key: str, target: int, *, default: int = 0)
     return value
 
 
+# Bounds, so a log cannot carry a match no table plays (best_of 10^30 + 1).
+MAX_BEST_OF = 99
+MAX_FIRST_TO = 1000
+MAX_GAME_VALUE = 100
+
+
+def _short(value: Any) -> str:
+    """A refused value as the error shows it: never thousands of digits."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
 def _game_values(value: Any) -> tuple[int, int, int]:
     if value is _UNSET:
         return (1, 2, 4)
     if (
         not isinstance(value, list | tuple)
         or len(value) != 3
-        or any(type(v) is not int or v < 0 for v in value)
+        or any(type(v) is not int or not 0 <= v <= MAX_GAME_VALUE for v in value)
     ):
         raise RulesError(
-            f"rules.game_values must be three whole numbers [win, skunk, double skunk], "
-            f"not {value!r}"
+            f"rules.game_values must be three whole numbers from 0 to {MAX_GAME_VALUE} "
+            f"[win, skunk, double skunk], not {_short(value)}"
         )
     return (value[0], value[1], value[2])
 
@@ -156,12 +168,14 @@ def _match_length(data: Mapping[str, Any]) -> tuple[int | None, int | None]:
     """A match is open-ended unless it is best of an odd number of games or first to a
     number of match points; both at once would leave the winner in doubt."""
     best_of, first_to = data.get("best_of"), data.get("first_to")
-    if best_of is not None and (type(best_of) is not int or best_of < 1 or best_of % 2 == 0):
-        raise RulesError(f"rules.best_of must be an odd number of games (1, 3, 5, ...) or null, "
-                         f"not {best_of!r}")
-    if first_to is not None and (type(first_to) is not int or first_to < 1):
-        raise RulesError(f"rules.first_to must be a number of match points from 1 or null, "
-                         f"not {first_to!r}")
+    if best_of is not None and (type(best_of) is not int or not 1 <= best_of <= MAX_BEST_OF
+                                or best_of % 2 == 0):
+        raise RulesError(f"rules.best_of must be an odd number of games (1, 3, 5, ... "
+                         f"{MAX_BEST_OF}) or null, not {_short(best_of)}")
+    if first_to is not None and (type(first_to) is not int
+                                 or not 1 <= first_to <= MAX_FIRST_TO):
+        raise RulesError(f"rules.first_to must be a number of match points from 1 to "
+                         f"{MAX_FIRST_TO} or null, not {_short(first_to)}")
     if best_of is not None and first_to is not None:
         raise RulesError(f"a match is best_of {best_of} games or first_to {first_to} points, "
                          "not both")

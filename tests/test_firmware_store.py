@@ -15,6 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from storekit import Clock, events_pages
 
 from engine.game import Game
 from engine.records import LogError
@@ -22,17 +23,6 @@ from engine.simulate import simulate_game, simulate_match
 from firmware.store.eventstore import EventStore, StoreDamagedError, StoreError
 
 PLAYERS = ["Ann", "Bob"]
-
-
-class Clock:
-    """A fake clock: each reading is one second after the last."""
-
-    def __init__(self, start: float = 1_700_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 @pytest.fixture(scope="module")
@@ -228,13 +218,7 @@ def test_a_file_that_is_not_a_store_is_moved_aside(tmp_path: Path) -> None:
 
 def leaf_ranges(path: Path) -> tuple[int, list[tuple[int, int]]]:
     """The events table's root page and, in key order, (page number, rows) of each leaf."""
-    with sqlite3.connect(path) as conn:
-        try:
-            pages = conn.execute("SELECT pageno, pagetype, ncell FROM dbstat "
-                                 "WHERE name = 'events' ORDER BY path").fetchall()
-        except sqlite3.OperationalError:
-            pytest.skip("this SQLite has no dbstat table to locate rows by page")
-    conn.close()
+    pages = events_pages(path)
     root = pages[0][0]
     return root, [(page, cells) for page, kind, cells in pages if kind == "leaf"]
 
@@ -266,8 +250,9 @@ def test_a_truncated_store_keeps_every_readable_event_and_reports_the_rest(
         assert report is not None, f"damage at byte {cut} went unnoticed"
         assert kept == [match_log[i - 1] for i in kept_ids]  # each where it was, none doubled
         lost_ids = [e.id for e in report.lost]
-        assert sorted(kept_ids + lost_ids) == list(range(1, len(match_log) + 1)), cut
-        assert report.kept == len(kept_ids) and report.damaged_at == min(lost_ids)
+        aside = [e.id for e in report.set_aside]  # kept, out of the game: a row before is lost
+        assert sorted(kept_ids + lost_ids + aside) == list(range(1, len(match_log) + 1)), cut
+        assert report.kept == len(kept_ids) + len(aside) and report.damaged_at == min(lost_ids)
         assert f"kept {report.kept} of {len(match_log)} events and lost event" in str(report)
         # Every event on a leaf page wholly before the cut survives (when the table's root
         # page does too); none survives past the first leaf page that lies wholly after it.
@@ -403,7 +388,7 @@ def test_an_unopenable_store_is_an_error_not_damage(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     path.mkdir()
     (path / "x").write_text("keeps the folder non-empty")
-    with pytest.raises(StoreError, match="cannot read event store"):
+    with pytest.raises(StoreError, match="is a folder, not a file"):
         EventStore.open(path)
     assert path.is_dir() and not list(tmp_path.glob("*.damaged-*"))  # nothing moved aside
 
@@ -457,15 +442,21 @@ def test_one_bad_row_loses_only_the_rows_that_no_longer_fold(tmp_path: Path) -> 
     with EventStore.open(path, clock=Clock()) as store:
         report = store.recovery
         assert report is not None and report.damaged_at == bad
-        kept = {e.id: json.loads(e.line) for m in (1, 2) for e in store.events(m)}
+        kept = {e.id: json.loads(e.line) for m in (1, 2)
+                for e in store.events(m, include_undone=True)}
+        live = {e.id for m in (1, 2) for e in store.events(m)}
         lost = {e.id: e for e in report.lost}
+        aside = {e.id: e for e in report.set_aside}
         assert sorted([*kept, *lost]) == list(range(1, total + 1))  # each kept or reported
         assert all(kept[i] == (first + second)[i - 1] for i in kept)  # nothing changed
+        assert list(lost) == [bad]
         assert lost[bad].why == "checksum mismatch" and lost[bad].where == ((1, 1),)
-        assert all(e.why.startswith("the engine refuses it") for i, e in lost.items() if i != bad)
-        assert set(range(1, bad)) <= set(kept)  # every row before it
-        assert set(range(len(first) + 1, total + 1)) <= set(kept)  # the other match whole
-        assert len(kept) > len(second) + bad  # and the rows of match 1 that still fold
+        # the rows of its game that no longer fold stay in the store, out of the game
+        assert aside and all(e.why.startswith("the engine refuses it") for e in aside.values())
+        assert set(aside) == set(kept) - live
+        assert set(range(1, bad)) <= live  # every row before it
+        assert set(range(len(first) + 1, total + 1)) <= live  # the other match whole
+        assert len(live) > len(second) + bad  # and the rows of match 1 that still fold
         assert report.kept == len(kept) and store.lost() == report.lost
         words = str(report)
         assert f"kept {len(kept)} of {total} events and lost event {bad} (match 1 game 1: " \
@@ -507,7 +498,12 @@ def test_damage_inside_the_wal_is_reported_not_taken_for_a_torn_write(tmp_path: 
     middle = 32 + (len(wal) - 32) // frame // 2 * frame + 24 + 100  # page data of a frame
     flipped = bytearray(wal)
     flipped[middle] ^= 0x10
-    for name, log in (("flipped", bytes(flipped)), ("cut", wal[:middle]), ("gone", None)):
+    with reopen(tmp_path / "flipped", db, bytes(flipped), mark) as store:
+        # SQLite stops at the bad frame; the frames after it are read page by page, and
+        # every row in them whose checksum holds is kept (the flipped byte is in no row).
+        assert store.recovery is not None and store.recovery.lost == ()
+        assert store.lines == tuple(json.dumps(e) for e in events)
+    for name, log in (("cut", wal[:middle]), ("gone", None)):
         with reopen(tmp_path / name, db, log, mark) as store:
             report = store.recovery
             assert report is not None, name
@@ -667,8 +663,8 @@ def test_a_row_whose_checksum_holds_but_the_engine_refuses_is_damage(tmp_path: P
     conn.close()
     mark_path(path).unlink()  # so only the replay can tell: the mark would see the new crc
     with EventStore.open(path, clock=Clock()) as store:
-        assert store.recovery is not None
-        assert [lost.id for lost in store.recovery.lost] == [12]
+        assert store.recovery is not None and store.recovery.lost == ()
+        assert [aside.id for aside in store.recovery.set_aside] == [12]  # kept, out of play
         assert [json.loads(line) for line in store.lines] == events[:11]
 
 
@@ -679,11 +675,15 @@ def test_a_damaged_game_result_in_history_is_rebuilt_from_the_events(tmp_path: P
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE games SET result = 'bogus', winner = 'Zed'")
     conn.close()
-    with EventStore.open(path, clock=Clock()) as store:
-        assert store.recovery is not None and store.recovery.lost == ()
+    with EventStore.open(path, clock=Clock()) as store:  # rebuilt in place: no file moved
+        assert store.recovery is None and "rebuilt" in " ".join(store.notes)
         (match,) = store.matches()
         truth = Game.replay(events)
         assert [(g.winner, g.result) for g in match.games] == [(truth.winner, truth.result)]
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT winner, result FROM games").fetchall() == \
+            [(truth.winner, truth.result)]
+    conn.close()
 
 
 def test_a_recovery_is_said_to_the_table_in_words(tmp_path: Path) -> None:

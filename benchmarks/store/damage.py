@@ -2,6 +2,7 @@
 report every loss?
 
     python benchmarks/store/damage.py [--trials N] [--seed S] [--json]
+    python benchmarks/store/damage.py --sweep [--per-page N] [--wal N] [--mark N] [--json]
 
 Builds stores holding several whole games (2 to 4 players, two matches, an undo) as a
 power cut would leave them: the db, its -wal (some with every commit still in the WAL,
@@ -10,6 +11,19 @@ damages it (bit flips, a zeroed range, a cut of the db or of the -wal, a lost -w
 opens it as the device does. Counts: starts (the store opened), rows kept, rows reported
 lost, silent losses (a stored row neither kept unchanged nor reported) and changed rows
 (kept with other content). Target: every trial starts, 0 silent, 0 changed.
+
+``--sweep`` is issue 51's single-damage sweep (``sweep.py``): a store of three whole matches
+(2, 3 and 4 players, an undo in each), some pages checkpointed and the rest in its -wal,
+takes one bit flip per trial: ``--per-page`` in every page of the db and ``--page1`` more
+in its schema page, ``--wal`` across the -wal, ``--mark`` across the mark's slots (sampled:
+every bit would take hours on two shared cores), each opened with ``EventStore.open`` as
+``run`` opens it; then the targeted SQL edits (undone_at, games winner and scores, DELETE
+FROM games, DROP TABLE lost, an undo removed, two forged undos). Counts: % started; % of
+intact rows kept (a row is intact when some committed copy of it in the db or -wal is
+untouched; rows of a game after a lost row no longer fold and are kept "set aside", out of
+the game, and reported); lost events reported by id; phantom losses (reported ids that
+never existed: target 0); silent losses and silent changes (a row, an undo or a game
+result changed with no recovery or note saying so: target 0). Exit 1 on any failure.
 """
 
 from __future__ import annotations
@@ -20,10 +34,14 @@ import random
 import shutil
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+
+from storekit import Clock  # noqa: E402
 
 from engine.simulate import simulate_game  # noqa: E402
 from firmware.store.eventstore import EventStore  # noqa: E402
@@ -44,15 +62,6 @@ class Tally:
 
     def to_json(self) -> dict[str, int]:
         return dict(vars(self))
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 def build(folder: Path, rng: random.Random, *, whole_wal: bool) -> dict[int, tuple[int, str]]:
@@ -154,12 +163,48 @@ def run(trials: int, seed: int) -> tuple[Tally, list[str]]:
     return tally, failures
 
 
+def run_sweep(args: argparse.Namespace) -> int:
+    from benchmarks.store.sweep import sweep
+
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        flips, edits = sweep(Path(tmp), per_page=args.per_page, wal=args.wal, mark=args.mark,
+                             seed=args.seed, page1=args.page1,
+                             log=lambda line: print(line, file=sys.stderr, flush=True))
+    seconds = round(time.monotonic() - began, 1)
+    result = {"flips": flips.to_json(), "edits": edits.to_json(), "seconds": seconds}
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for name, tally in result.items():
+            if not isinstance(tally, dict):
+                continue
+            print(name)
+            for key, value in tally.items():
+                if key != "failures":
+                    print(f"  {key:>17}: {value}")
+            for line in tally["failures"]:
+                print("  FAIL", line)
+        print(f"{seconds} s")
+    bad = [t for t in (flips, edits) if t.failures or t.started != t.trials]
+    return 1 if bad else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--sweep", action="store_true",
+                        help="the single-damage sweep and targeted edits (see above)")
+    parser.add_argument("--per-page", type=int, default=6, help="flips in each db page")
+    parser.add_argument("--wal", type=int, default=150, help="flips across the -wal")
+    parser.add_argument("--mark", type=int, default=40, help="flips across the mark")
+    parser.add_argument("--page1", type=int, default=100,
+                        help="more flips in the db's first page (the schema)")
     args = parser.parse_args()
+    if args.sweep:
+        return run_sweep(args)
     tally, failures = run(args.trials, args.seed)
     if args.json:
         print(json.dumps({**tally.to_json(), "failures": failures}))

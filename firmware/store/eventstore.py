@@ -21,42 +21,69 @@ row checksum are ``firmware.store.schema``.
 
 The ``line`` column is exactly one line of CONTRACT.md's JSON Lines log, so a
 match can be exported with ``SELECT line`` and replayed by ``cribbage-board
-replay``. Undo marks a row undone instead of deleting it, so the history
-stays honest while replay skips it. Finished games get a ``games`` row derived
-from the engine (winner, result, match points) in the same transaction as the
-event that ended them, so history queries need no replay.
+replay``. Undo appends an undo row (checksummed, ``firmware.store.schema``) instead of
+changing or deleting the event, so the history stays honest while replay skips it; the
+mark counts and chains the undo rows, so an undo added or removed shows.
+Finished games get a ``games`` row derived from the engine (winner, result, match points)
+in the same transaction as the event that ended them, under a digest that opening checks
+(``firmware.store.derived``): history rows that no longer match are rebuilt from the
+events and said in ``notes``.
+
+A write refused for want of space is ``StorageFull``: SQLite rolls the transaction back,
+so nothing of it is stored and the in-memory game is as before; the next write tries again.
+The store keeps every row in memory (a season of games is a few MB), so reading history
+never trusts a table the checksums do not cover.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from engine.events import Event, NewGame, dumps_event, parse_event, parse_line
 from engine.game import Game
 from engine.records import LogError, Pegged
+from firmware.store.derived import (
+    GameRow,
+    MatchHistory,
+    derive,
+    digest,
+    read_history,
+    write_history,
+)
 from firmware.store.mark import Mark, MarkFile, mark_path, read_mark
-from firmware.store.repair import Damage, LostEvent, Recovery, repair_store, verified_rows
+from firmware.store.repair import (
+    Damage,
+    Loaded,
+    LostEvent,
+    Recovery,
+    repair_store,
+    undo_chain,
+    verified_rows,
+)
 from firmware.store.schema import (
     SCHEMA_VERSION,
-    Row,
+    StorageFull,
     StoreError,
+    Undo,
     connect,
     create_schema,
-    players_and_sides,
-    record_game,
+    full_disk,
     row_crc,
+    undo_crc,
 )
 
 __all__ = [
     "EventStore", "Appended", "Recovery", "LostEvent", "StoredEvent", "MatchSummary",
-    "GameSummary", "StoreError", "StoreDamagedError", "SCHEMA_VERSION",
+    "GameSummary", "StoreError", "StoreDamagedError", "StorageFull", "SCHEMA_VERSION",
 ]
 
 
@@ -136,18 +163,27 @@ class EventStore:
 
     def __init__(self, path: Path, conn: sqlite3.Connection, *,
                  clock: Callable[[], float], recovery: Recovery | None,
-                 rows: list[Row], lost: frozenset[int], readonly: bool) -> None:
+                 loaded: Loaded, readonly: bool) -> None:
         self.path = path
         self.recovery = recovery
         self.readonly = readonly
+        self.notes: tuple[str, ...] = ()  # history rebuilt from the events when it opened
         self._conn = conn
         self._clock = clock
+        rows, lost = loaded.rows, loaded.lost
         # Lost ids stay taken: a new event never reuses the id of one a repair reported.
         self._last_id = max([0, *lost, *(r.id for r in rows)])
+        self._rows: dict[int, list[StoredEvent]] = {}
+        for r in rows:
+            self._rows.setdefault(r.match, []).append(
+                StoredEvent(r.id, r.match, r.line, r.at, r.undone_at))
+        self._undos = list(loaded.undos)
+        self._histories: dict[int, MatchHistory] = {}
+        self._check_history(loaded)
         last = rows[-1] if rows else None
         self._acknowledged = Mark(self._last_id, last.crc if last else 0,
-                                  last.match if last else 0,
-                                  sum(r.undone_at is not None for r in rows))
+                                  last.match if last else 0, len(self._undos),
+                                  undo_chain(self._undos))
         self._mark: MarkFile | None = None
         self._unsynced = 0
         if not readonly:
@@ -171,48 +207,97 @@ class EventStore:
 
         A damaged store is repaired as the module docstring says and
         ``recovery`` describes it; read-only, damage is a ``StoreDamagedError``
-        instead, because repairing means moving files.
+        instead, because repairing means moving files. A path that cannot hold a
+        store (a device, a folder, /proc) is a ``StoreError`` naming it.
         """
         path = Path(path)
+        _check_place(path)
         if readonly and not (path.exists() and path.stat().st_size > 0):
             raise StoreError(f"no event store at {str(path)!r}"
                              + (" (the file is empty)" if path.exists() else ""))
-        if path.exists() and path.stat().st_size > 0:
-            # The mark first: read after the rows, it could name a commit made meanwhile.
-            mark = read_mark(mark_path(path))
-            try:
-                rows, lost = verified_rows(path, mark)
-            except Damage as damage:
-                if readonly:
-                    where = "" if damage.row_id is None else f" at event id {damage.row_id}"
-                    raise StoreDamagedError(
-                        f"event store {str(path)!r} is damaged{where}: {damage.reason} "
-                        "(the device repairs it when it next starts)") from None
-                return cls._repair(path, damage, mark, clock)
-            conn = connect(path, readonly=readonly)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            conn = connect(path, readonly=False)
-            rows, lost = [], frozenset()
-        if not readonly:
-            create_schema(conn)
-        return cls(path, conn, clock=clock, recovery=None, rows=rows, lost=lost,
-                   readonly=readonly)
+        try:
+            if path.exists() and path.stat().st_size > 0:
+                # The mark first: read after the rows, it could name a commit made meanwhile.
+                mark = read_mark(mark_path(path))
+                try:
+                    loaded = verified_rows(path, mark)
+                except Damage as damage:
+                    if readonly:
+                        where = "" if damage.row_id is None else f" at event id {damage.row_id}"
+                        raise StoreDamagedError(
+                            f"event store {str(path)!r} is damaged{where}: {damage.reason} "
+                            "(the device repairs it when it next starts)") from None
+                    return cls._repair(path, damage, mark, clock)
+                conn = connect(path, readonly=readonly)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                conn = connect(path, readonly=False)
+                loaded = Loaded([], [], frozenset(), 0, frozenset())
+            if not readonly:
+                create_schema(conn)
+                if 0 < loaded.version < 3:  # the undos were made from undone_at just now
+                    loaded = replace(loaded, undos=_read_undos(conn))
+            return cls(path, conn, clock=clock, recovery=None, loaded=loaded,
+                       readonly=readonly)
+        except sqlite3.Error as exc:
+            raise _store_error(path, "open", exc) from exc
+        except StoreError:
+            raise
+        except OSError as exc:
+            if full_disk(exc):
+                raise StorageFull(f"storage full: no room to open the event store "
+                                  f"{str(path)!r}") from exc
+            raise StoreError(f"cannot open event store {str(path)!r}: "
+                             f"{exc.strerror or exc}") from exc
 
     @classmethod
     def _repair(cls, path: Path, damage: Damage, mark: Mark | None,
                 clock: Callable[[], float]) -> EventStore:
         recovery = repair_store(path, damage, mark, clock)
         try:
-            rows, kept_lost = verified_rows(path, None)
+            loaded = verified_rows(path, None)
         except Damage as damage:  # never expected: the fresh store is what salvage made
             raise StoreError(f"event store {str(path)!r} is still damaged after its repair "
                              f"({damage.reason}); the original is "
                              f"{str(recovery.moved_to)!r}") from None
         conn = connect(path, readonly=False)
         create_schema(conn)
-        return cls(path, conn, clock=clock, recovery=recovery, rows=rows, lost=kept_lost,
-                   readonly=False)
+        return cls(path, conn, clock=clock, recovery=recovery, loaded=loaded, readonly=False)
+
+    def _check_history(self, loaded: Loaded) -> None:
+        """Compares each match's history rows with their digest and rebuilds from the
+        events those that differ (or are missing); also puts right an ``undone_at`` that
+        disagrees with the undo rows. Read-only, the rebuilt history is only kept here."""
+        notes = []
+        rebuilt: list[MatchHistory] = []
+        for match, rows in self._rows.items():
+            stored = read_history(self._conn, match)
+            if stored is not None and digest(stored[0]) == stored[1]:
+                self._histories[match] = stored[0]
+                continue
+            live = [(r.id, r.line) for r in rows if r.undone_at is None]
+            history = derive(match, rows[0].at, live)
+            self._histories[match] = history
+            if loaded.version >= 3 and (stored is None or history != stored[0]):
+                notes.append(f"match {match}'s history did not match its events and was "
+                             "rebuilt from them")
+            rebuilt.append(history)
+        if loaded.stale:
+            notes.append(f"events.undone_at of event id {_ids(loaded.stale)} disagreed with "
+                         "the undo rows and was put right")
+        self.notes = tuple(notes)
+        if self.readonly or not (rebuilt or loaded.stale or loaded.version < SCHEMA_VERSION):
+            return
+        with self._transaction(check_last=False) as conn:
+            for history in rebuilt:
+                write_history(conn, history)
+            at = {r.id: r.undone_at for rows in self._rows.values() for r in rows}
+            conn.executemany("UPDATE events SET undone_at = ? WHERE id = ?",
+                             [(at.get(i), i) for i in sorted(loaded.stale)])
+            for table in ("games", "derived", "matches"):
+                column = "id" if table == "matches" else "match"
+                conn.execute(f"DELETE FROM {table} WHERE {column} NOT IN "  # noqa: S608
+                             "(SELECT match FROM events)")
 
     def close(self) -> None:
         if self._mark is not None:
@@ -255,7 +340,8 @@ class EventStore:
 
         A rejected event raises the engine's ``LogError`` and nothing is
         stored. In an empty store the first ``new_game`` starts match 1; a
-        match with new players is ``start_match``.
+        match with new players is ``start_match``. A full card is ``StorageFull``
+        and nothing is stored.
         """
         self._writable()
         number = len(self._lines)
@@ -296,34 +382,50 @@ class EventStore:
     def undo(self) -> StoredEvent:
         """Takes back the current match's last event (durably) and returns it.
 
-        The row stays in the store marked undone, so the history shows what
-        happened; replay skips it.
+        The undo is a row of its own; the event stays in the store, so the history shows
+        what happened, and replay skips it.
         """
         self._writable()
         if not self._ids:
             raise StoreError("nothing to undo: the current match has no events")
         event_id, line = self._ids[-1], self._lines[-1]
+        match = self._match or 0
         now = self._clock()
+        undo_id = len(self._undos) + 1
+        undo = Undo(undo_id, event_id, now, undo_crc(undo_id, event_id, now))
+        rows = self._rows[match]
+        live = [(r.id, r.line) for r in rows if r.undone_at is None and r.id != event_id]
+        history = derive(match, rows[0].at, live)
         with self._transaction() as conn:
-            found = conn.execute("SELECT at FROM events WHERE id = ? AND undone_at IS NULL",
-                                 (event_id,)).fetchone()
+            found = conn.execute("SELECT at FROM events WHERE id = ?", (event_id,)).fetchone()
             if found is None:
                 raise StoreError(f"event id {event_id} is not in the store any more")
+            conn.execute("INSERT INTO undos (id, event, at, crc) VALUES (?, ?, ?, ?)",
+                         (undo.id, undo.event, undo.at, undo.crc))
             conn.execute("UPDATE events SET undone_at = ? WHERE id = ?", (now, event_id))
+            if history != self._histories.get(match):
+                write_history(conn, history)
+        self._undos.append(undo)
+        self._histories[match] = history
+        rows[:] = [replace(r, undone_at=now) if r.id == event_id else r for r in rows]
         ack = self._acknowledged
-        self._acknowledge(Mark(ack.last_id, ack.crc, ack.match, ack.undone + 1), durable=True)
+        self._acknowledge(Mark(ack.last_id, ack.crc, ack.match, len(self._undos),
+                               undo_chain(self._undos)), durable=True)
         self._lines.pop()
         self._ids.pop()
         self._game = Game.replay(self._lines)
-        return StoredEvent(event_id, self._match or 0, line, found[0], now)
+        return StoredEvent(event_id, match, line, found[0], now)
 
     # -- history ---------------------------------------------------------------
 
     def lost(self) -> tuple[LostEvent, ...]:
         """Every event a repair of this store could not keep, oldest first (see ``Recovery``)."""
         out = []
-        for event_id, place, why in self._conn.execute(
-                "SELECT id, place, why FROM lost ORDER BY id"):
+        try:
+            found = self._conn.execute("SELECT id, place, why FROM lost ORDER BY id").fetchall()
+        except sqlite3.OperationalError:  # read-only, a store whose lost table went missing
+            return ()
+        for event_id, place, why in found:
             where = tuple((int(m), int(g)) for m, g in json.loads(place))
             out.append(LostEvent(event_id, where, why))
         return tuple(out)
@@ -332,31 +434,23 @@ class EventStore:
                ) -> Iterator[StoredEvent]:
         """The rows of one match (default: the current one), oldest first."""
         match = self._match if match is None else match
-        sql = "SELECT id, match, line, at, undone_at FROM events WHERE match = ?"
-        if not include_undone:
-            sql += " AND undone_at IS NULL"
-        for row in self._conn.execute(sql + " ORDER BY id", (match,)):
-            yield StoredEvent(*row)
+        for row in list(self._rows.get(match or 0, ())):
+            if include_undone or row.undone_at is None:
+                yield row
 
     def matches(self) -> tuple[MatchSummary, ...]:
-        """Every match in the store, oldest first, from the ``games`` table (no replay)."""
-        conn = self._conn
-        games: dict[int, list[GameSummary]] = {}
-        for match, winner, result, value, scores in conn.execute(
-                "SELECT match, winner, result, value, scores FROM finished_games ORDER BY event"):
-            games.setdefault(match, []).append(
-                GameSummary(winner, result, value, tuple(json.loads(scores))))
-        counts = dict(conn.execute(
-            "SELECT match, count(*) FROM events WHERE undone_at IS NULL GROUP BY match"))
+        """Every match in the store, oldest first, from its history (no replay)."""
         out = []
-        for match_id, players, sides, started in conn.execute(
-                "SELECT id, players, sides, started_at FROM matches ORDER BY id"):
-            played = tuple(games.get(match_id, ()))
-            points = {name: 0 for name in json.loads(sides)}
+        for match_id in sorted(self._rows):
+            history = self._histories[match_id]
+            played = tuple(GameSummary(g.winner, g.result, g.value, g.scores)
+                           for g in history.games)
+            points = {name: 0 for name in history.sides}
             for g in played:
                 points[g.winner] = points.get(g.winner, 0) + g.value
-            out.append(MatchSummary(match_id, tuple(json.loads(players)), started,
-                                    counts.get(match_id, 0), played, points))
+            live = sum(r.undone_at is None for r in self._rows[match_id])
+            out.append(MatchSummary(match_id, history.players, history.started_at, live,
+                                    played, points))
         return tuple(out)
 
     # -- internals -------------------------------------------------------------
@@ -366,16 +460,16 @@ class EventStore:
             raise StoreError(f"event store {str(self.path)!r} is open read-only")
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, *, check_last: bool = True) -> Iterator[sqlite3.Connection]:
         conn = self._conn
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot write to event store {str(self.path)!r}: {exc}") from exc
+            raise _store_error(self.path, "write to", exc) from exc
         try:
             last = conn.execute("SELECT max(coalesce((SELECT max(id) FROM events), 0), "
                                 "coalesce((SELECT max(id) FROM lost), 0))").fetchone()[0]
-            if last != self._last_id:
+            if check_last and last != self._last_id:
                 raise StoreError(
                     f"event store {str(self.path)!r} was written by another process "
                     f"(last event id {last}, expected {self._last_id}); restart to resume")
@@ -383,33 +477,43 @@ class EventStore:
             conn.execute("COMMIT")
         except BaseException as exc:
             if conn.in_transaction:
-                conn.execute("ROLLBACK")
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # SQLite rolled back itself (a full card): nothing of it is stored
             if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"cannot write to event store {str(self.path)!r}: {exc}") \
-                    from exc
+                raise _store_error(self.path, "write to", exc) from exc
             raise
 
     def _write(self, match: int | None, line: str, *, first: bool, ended: bool) -> int:
         """Commits one row; ``first`` (re)writes the match's players, ``ended`` its game."""
         now = self._clock()
+        event_id = self._last_id + 1
         with self._transaction() as conn:
             if match is None:
-                match = conn.execute("INSERT INTO matches (players, sides, started_at) "
-                                     "VALUES ('[]', '[]', ?)", (now,)).lastrowid
-                assert match is not None
-            if first:
-                players, sides = players_and_sides(self._game)
-                conn.execute("UPDATE matches SET players = ?, sides = ? WHERE id = ?",
-                             (players, sides, match))
-            event_id = self._last_id + 1
+                match = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM matches "
+                                     ).fetchone()[0]
+                match = max(match, max(self._rows, default=0) + 1)
+            assert match is not None
             crc = row_crc(event_id, match, now, line)
             conn.execute("INSERT INTO events (id, match, line, crc, at) VALUES (?, ?, ?, ?, ?)",
                          (event_id, match, line, crc, now))
+            history = self._histories.get(match) or MatchHistory(match, (), (), now, ())
+            if first:
+                history = replace(history, players=tuple(self._game.players),
+                                  sides=tuple(side.name for side in self._game.sides))
             if ended:
-                record_game(conn, event_id, match, self._game)
+                done = self._game.match[-1]
+                history = replace(history, games=(*history.games, GameRow(
+                    event_id, done.winner, done.result, done.value, tuple(done.scores))))
+            if first or ended or match not in self._histories:
+                write_history(conn, history)
+        self._histories[match] = history
+        self._rows.setdefault(match, []).append(StoredEvent(event_id, match, line, now))
         self._last_id = event_id
         self._match = match
-        self._acknowledge(Mark(event_id, crc, match, self._acknowledged.undone), durable=ended)
+        self._acknowledge(Mark(event_id, crc, match, len(self._undos),
+                               undo_chain(self._undos)), durable=ended)
         return event_id
 
     def _acknowledge(self, mark: Mark, *, durable: bool) -> None:
@@ -420,9 +524,66 @@ class EventStore:
         self._unsynced += 1
         durable = durable or self._unsynced >= _SYNC_EVERY
         if self._mark is not None:
-            self._mark.write(mark, durable=durable)
+            try:
+                self._mark.write(mark, durable=durable)
+            except OSError:  # the row is committed; a mark behind it is safe, never ahead
+                durable = False
         if durable:
             self._unsynced = 0
 
 
 _SYNC_EVERY = 16
+
+# Kernel file systems, where no file can hold a store and SQLite's errors would only say
+# "disk I/O error" or "unable to open".
+_NO_STORE = ("/proc", "/sys")
+
+
+def _check_place(path: Path) -> None:
+    """Refuses, naming the path, a store path that is a device, a folder, inside a file or
+    under a kernel file system, before SQLite tries it."""
+    text = str(path)
+    if "\0" in text:
+        raise StoreError(f"event store path {text!r} holds a NUL character")
+    resolved = Path(os.path.abspath(text))
+    for root in _NO_STORE:
+        if resolved == Path(root) or Path(root) in resolved.parents:
+            raise StoreError(f"event store path {text!r} is under {root}, where no file "
+                             "can hold a store: choose a path on the card, e.g. "
+                             "/var/lib/cribbage-board/events.sqlite3")
+    try:
+        mode = path.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        folder = next((p for p in resolved.parents if p.exists()), None)
+        if folder is not None and not folder.is_dir():
+            raise StoreError(f"event store path {text!r} cannot be made: {str(folder)!r} "
+                             "is a file, not a folder") from None
+        return
+    except OSError as exc:
+        raise StoreError(f"event store path {text!r} cannot be used: "
+                         f"{exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise StoreError(f"event store path {text!r} is a folder, not a file")
+    if not stat.S_ISREG(mode):
+        raise StoreError(f"event store path {text!r} is not a regular file (a device, "
+                         "a pipe or a socket)")
+
+
+def _store_error(path: Path, doing: str, exc: sqlite3.Error) -> StoreError:
+    """A failed SQLite call as the store's error, naming the store; ``StorageFull`` when
+    the card is full."""
+    if full_disk(exc):
+        return StorageFull(f"storage full: the card holding the event store {str(path)!r} "
+                           "has no room; nothing was stored (free some space: the board "
+                           "takes events again at once)")
+    return StoreError(f"cannot {doing} event store {str(path)!r}: {exc}")
+
+
+def _read_undos(conn: sqlite3.Connection) -> list[Undo]:
+    return [Undo(*row) for row in conn.execute("SELECT id, event, at, crc FROM undos "
+                                               "ORDER BY id")]
+
+
+def _ids(ids: frozenset[int]) -> str:
+    listed = sorted(ids)
+    return ", ".join(map(str, listed[:10])) + (" and more" if len(listed) > 10 else "")

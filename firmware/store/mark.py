@@ -4,9 +4,10 @@ Why: SQLite reads its WAL up to the first frame whose checksum fails and takes
 everything after it for a write torn by a crash, so a flipped bit in an old
 frame, a cut ``-wal`` or a lost one silently takes every later commit with it.
 Only a record kept outside the WAL can tell "never committed" from "committed
-and lost". The mark holds the last event id, that row's checksum and how many
-rows are undone; the store writes it after each commit returns, so it is never
-ahead of what SQLite made durable, and opening compares the two.
+and lost". The mark holds the last event id, that row's checksum, how many
+undo rows there are and a CRC32 chain over their checksums (so an undo added, removed or
+changed shows, not only a count that differs); the store writes it after each commit
+returns, so it is never ahead of what SQLite made durable, and opening compares the two.
 
 The mark is rewritten in place, not renamed: two slots in separate 4 KiB
 blocks, written alternately, each with its own CRC, so a write torn by a power
@@ -28,20 +29,23 @@ from firmware.store.files import fsync_dir
 
 __all__ = ["Mark", "MarkFile", "read_mark", "mark_path"]
 
-_MAGIC = b"CRIBMARK"
+_MAGIC = b"CRIBMARK"  # a mark without the undo chain (stores before undo rows)
+_MAGIC3 = b"CRIBMRK3"
 _SLOT = struct.Struct("<8sQQQQQ")  # magic, sequence, last id, its crc, its match, undone rows
+_SLOT3 = struct.Struct("<8sQQQQQQ")  # ... and the chain of the undo rows' checksums
 _BLOCK = 4096
 
 
 @dataclass(frozen=True, slots=True)
 class Mark:
-    """The store as last acknowledged: its last event's id, checksum and match, and how
-    many rows are undone."""
+    """The store as last acknowledged: its last event's id, checksum and match, how many
+    undo rows it holds and the chain of their checksums (None in an older mark)."""
 
     last_id: int
     crc: int
     match: int
     undone: int
+    undo_chain: int | None = None
 
 
 def mark_path(store: Path) -> Path:
@@ -50,19 +54,24 @@ def mark_path(store: Path) -> Path:
 
 
 def _pack(sequence: int, mark: Mark) -> bytes:
-    body = _SLOT.pack(_MAGIC, sequence, mark.last_id, mark.crc, mark.match, mark.undone)
+    if mark.undo_chain is None:
+        body = _SLOT.pack(_MAGIC, sequence, mark.last_id, mark.crc, mark.match, mark.undone)
+    else:
+        body = _SLOT3.pack(_MAGIC3, sequence, mark.last_id, mark.crc, mark.match, mark.undone,
+                           mark.undo_chain)
     return body + struct.pack("<I", zlib.crc32(body))
 
 
 def _unpack(data: bytes) -> tuple[int, Mark] | None:
-    size = _SLOT.size
-    if len(data) < size + 4:
+    slot = _SLOT3 if data[:8] == _MAGIC3 else _SLOT
+    size = slot.size
+    if len(data) < size + 4 or data[:8] not in (_MAGIC, _MAGIC3):
         return None
     body, (crc,) = data[:size], struct.unpack("<I", data[size:size + 4])
     if zlib.crc32(body) != crc:
         return None
-    magic, sequence, last_id, row_crc, match, undone = _SLOT.unpack(body)
-    return (sequence, Mark(last_id, row_crc, match, undone)) if magic == _MAGIC else None
+    magic, sequence, last_id, row_crc, match, undone, *chain = slot.unpack(body)
+    return sequence, Mark(last_id, row_crc, match, undone, chain[0] if chain else None)
 
 
 def _newest(data: bytes) -> tuple[int, Mark] | None:

@@ -1,21 +1,29 @@
 """Opening a store that may be damaged: every row verified, and a damaged store's trusted
 rows copied into a fresh one.
 
-``verified_rows`` checks an intact store (SQLite's quick_check, every row's checksum, the
-history tables, the mark of the last acknowledged event, a replay of the current match) and
-raises ``Damage`` at the first problem. ``repair_store`` then renames the damaged files
-aside, untouched, and copies every row whose checksum holds and whose match still folds
-through the engine into a fresh store; each event it could not keep is reported
+``verified_rows`` checks an intact store (SQLite's quick_check, the schema's text, every
+event's and undo's checksum, the mark of the last acknowledged event and undo, a replay of
+the current match) and raises ``Damage`` at the first problem; anything SQLite reports other
+than a busy, locked, unreadable, unwritable or full file counts as damage, so a flipped bit
+in the schema page repairs rather than stops the board. ``repair_store`` then renames the
+damaged files aside, untouched, and copies every row whose checksum holds and whose match
+still folds through the engine into a fresh store. Rows are gathered twice: through SQLite,
+one id at a time past any unreadable page, and straight from the file's pages and its
+-wal's committed frames (``firmware.store.pages``), so a damaged schema or b-tree costs
+only the rows actually damaged. Each event it could not keep is reported
 (``Recovery.lost``: id, match, game, why) and listed in the ``lost`` table, whose ids are
-never reused.
+never reused; only ids something trustworthy vouches for (a row whose checksum holds, the
+mark, an earlier repair, a damaged row right after the last of those) are reported.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sqlite3
 import time
+import zlib
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
@@ -24,22 +32,27 @@ from typing import Any
 
 from engine.game import Game
 from engine.records import LogError
+from firmware.store.derived import derive, write_history
 from firmware.store.files import fsync_dir
 from firmware.store.mark import Mark
+from firmware.store.pages import cells
 from firmware.store.schema import (
     SCHEMA_VERSION,
     SUFFIXES,
     Row,
     StoreError,
+    Undo,
     connect,
     create_schema,
+    expected_schema,
     family,
-    players_and_sides,
-    record_game,
     row_crc,
+    undo_crc,
 )
 
-__all__ = ["LostEvent", "Recovery", "Damage", "verified_rows", "repair_store", "damaged_copies"]
+__all__ = ["LostEvent", "Recovery", "Damage", "Loaded", "verified_rows", "repair_store",
+           "damaged_copies", "undo_chain", "environment_error"]
+
 
 @dataclass(frozen=True, slots=True)
 class LostEvent:
@@ -76,18 +89,28 @@ class Recovery:
     damaged_at: int | None
     reason: str
     lost: tuple[LostEvent, ...] = ()
+    undos: str | None = None  # what became of undos the store could not keep, if any
+    # Intact rows the engine refuses once an event before them is lost: kept in the store,
+    # taken out of the game by an undo row the repair appends (history still shows them).
+    set_aside: tuple[LostEvent, ...] = ()
 
     def words(self) -> str:
         """What the table is told when the device starts on a repaired store: what the
         players must put right, not how the file broke."""
+        undos = f" {self.undos[0].upper()}{self.undos[1:]}: check the score." \
+            if self.undos else ""
+        if self.set_aside:
+            places = ", ".join(dict.fromkeys(event.place() for event in self.set_aside))
+            undos += (f" {len(self.set_aside)} later event(s) of {places} no longer fit and "
+                      "were set aside (kept, but out of the game).")
         if not self.lost:
             return ("The event store was damaged, most likely by a power cut, and repaired: "
-                    "every event was kept.")
+                    "every event was kept." + undos)
         places = ", ".join(dict.fromkeys(event.place() for event in self.lost))
         count = f"{len(self.lost)} event" + ("s" if len(self.lost) != 1 else "")
         return (f"The event store was damaged, most likely by a power cut: {count} of "
                 f"{places} could not be kept. The board shows the game as it was kept: "
-                "check the score, and lay or type again what is missing.")
+                "check the score, and lay or type again what is missing." + undos)
 
     def __str__(self) -> str:
         where = "" if self.damaged_at is None else f" at event id {self.damaged_at}"
@@ -96,8 +119,11 @@ class Recovery:
                     f"{_lost_words(self.lost)}")
         else:
             kept = f"kept all {self.kept} events"
+        undos = f"; {self.undos}" if self.undos else ""
+        if self.set_aside:
+            undos += f"; set aside {_lost_words(self.set_aside)}"
         return (f"event store {str(self.path)!r} was damaged{where} ({self.reason}); "
-                f"{kept}; the damaged file is now {str(self.moved_to)!r}")
+                f"{kept}{undos}; the damaged file is now {str(self.moved_to)!r}")
 
 
 def _lost_words(lost: tuple[LostEvent, ...]) -> str:
@@ -125,11 +151,32 @@ class Damage(Exception):
         self.row_id, self.reason = row_id, reason
 
 
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """An intact store as ``verified_rows`` read it: every event row (``undone_at`` as its
+    undo rows say), the undo rows, the ids a repair recorded as lost, the schema version,
+    and the ids whose ``events.undone_at`` column disagrees with the undo rows."""
+
+    rows: list[Row]
+    undos: list[Undo]
+    lost: frozenset[int]
+    version: int
+    stale: frozenset[int]
+
+
+def undo_chain(undos: list[Undo]) -> int:
+    """The chain of undo checksums the mark keeps (``firmware.store.mark``)."""
+    chain = 0
+    for undo in undos:
+        chain = zlib.crc32(undo.crc.to_bytes(4, "little"), chain)
+    return chain
+
+
 def repair_store(path: Path, damage: Damage, mark: Mark | None,
                  clock: Callable[[], float]) -> Recovery:
     """Moves a damaged store aside, untouched, and puts a fresh one in its place holding
     every row worth keeping (``salvage``); returns what it did."""
-    good, lost, earlier = _salvage(path, mark)
+    salvaged = _salvage(path, mark, clock())
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(clock()))
     moved = path.with_name(f"{path.name}.damaged-{stamp}")
     n = 1
@@ -141,7 +188,7 @@ def repair_store(path: Path, damage: Damage, mark: Mark | None,
         leftover.unlink(missing_ok=True)
     with closing(connect(fresh, readonly=False)) as conn:
         create_schema(conn)
-        _copy_rows(conn, good, [*earlier, *lost], clock())
+        _copy_rows(conn, salvaged, clock())
     # The original keeps its -wal (and mark) beside it under the new name, so it stays
     # readable; the fresh store's mark is written when it opens.
     for source, suffix in zip(family(path), SUFFIXES, strict=True):
@@ -151,9 +198,11 @@ def repair_store(path: Path, damage: Damage, mark: Mark | None,
         leftover.unlink(missing_ok=True)
     fresh.rename(path)
     fsync_dir(path.parent)
+    lost = salvaged.lost
     first_lost = lost[0].id if lost else None
     damaged_at = damage.row_id if damage.row_id is not None else first_lost
-    return Recovery(path, moved, len(good), damaged_at, damage.reason, tuple(lost))
+    return Recovery(path, moved, len(salvaged.kept), damaged_at, damage.reason, tuple(lost),
+                    salvaged.undo_problem, tuple(salvaged.set_aside))
 
 
 def damaged_copies(path: Path) -> list[Path]:
@@ -169,6 +218,21 @@ def damaged_copies(path: Path) -> list[Path]:
 
 
 _SELECT = "SELECT id, match, line, crc, at, undone_at, typeof(line) = 'text' FROM events"
+_UNDOS = "SELECT id, event, at, crc FROM undos"
+# What SQLite says of a file it cannot use now rather than of damage in it: busy or locked
+# (another writer), out of memory, read-only, an I/O error, full, cannot open, no permission.
+_ENVIRONMENT = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_NOMEM,
+                          sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL,
+                          sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM})
+
+
+def environment_error(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite refused for a reason outside the file's contents (see ``_ENVIRONMENT``):
+    only damage may move the file aside."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return isinstance(exc, sqlite3.OperationalError) and "unable to open" in str(exc)
+    return code & 0xFF in _ENVIRONMENT
 
 
 def _reader(path: Path) -> sqlite3.Connection:
@@ -197,11 +261,43 @@ def _read_row(values: tuple[Any, ...]) -> tuple[Row, str | None]:
     return row, None
 
 
-def verified_rows(path: Path, mark: Mark | None) -> tuple[list[Row], frozenset[int]]:
-    """Every row of an intact store, checked, and the ids a repair recorded as lost;
-    raises ``Damage`` at the first problem."""
+def _read_undo(values: tuple[Any, ...]) -> Undo | None:
+    """An undo row whose checksum holds, else None."""
+    undo_id, event, at, crc = values
+    if not (isinstance(undo_id, int) and isinstance(event, int) and isinstance(at, float)
+            and isinstance(crc, int)):
+        return None
+    return Undo(undo_id, event, at, crc) if undo_crc(undo_id, event, at) == crc else None
+
+
+@functools.cache
+def _expected(version: int) -> dict[str, str]:
+    return expected_schema(version)
+
+
+def _check_schema(conn: sqlite3.Connection, version: int) -> set[str]:
+    """The store's tables, after checking each one the store knows is as it was created (a
+    flipped bit in a name or a column is damage, not "no such column"); returns their names."""
+    found: dict[str, str] = {}
+    for name, sql in conn.execute("SELECT name, sql FROM sqlite_master"):
+        if isinstance(name, bytes) and isinstance(sql, bytes):
+            found[name.decode()] = sql.decode()
+    for name, sql in _expected(version).items():
+        if name in found and found[name] != sql:
+            raise Damage(None, f"the schema of {name!r} is damaged")
+    needed = ("events", "undos") if version >= 3 else ("events",)
+    for name in needed:
+        if name not in found:
+            raise Damage(None, f"the {name!r} table is missing")
+    return set(found)
+
+
+def verified_rows(path: Path, mark: Mark | None) -> Loaded:
+    """Every row of an intact store, checked; raises ``Damage`` at the first problem."""
     rows: list[Row] = []
+    undos: list[Undo] = []
     lost: frozenset[int] = frozenset()
+    stale: frozenset[int] = frozenset()
     try:
         with closing(_reader(path)) as conn:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -218,76 +314,85 @@ def verified_rows(path: Path, mark: Mark | None) -> tuple[list[Row], frozenset[i
                 tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
                 if tables:
                     raise Damage(None, "not an event store (it has other tables)")
-                rows = []
             else:
-                lost = _lost_ids(conn, version)
-                expected = 0
-                for values in conn.execute(_SELECT + " ORDER BY id"):
-                    expected += 1
-                    while expected in lost:
-                        expected += 1
-                    row, problem = _read_row(values)
-                    if row.id != expected:
-                        raise Damage(expected, f"event id {expected} is missing "
-                                                f"(found {row.id!r} next)")
-                    if problem:
-                        raise Damage(expected, problem)
-                    rows.append(row)
-                _check_history(conn)
+                names = _check_schema(conn, version)
+                lost = _lost_ids(conn) if "lost" in names else frozenset()
+                rows = _event_rows(conn, lost)
+                if version >= 3:
+                    undos = _undo_rows(conn, {row.id for row in rows}, lost)
+                    rows, stale = _undone_by(rows, undos)
+                else:
+                    undos = [Undo(0, row.id, row.undone_at, 0) for row in rows
+                             if row.undone_at is not None]
     except sqlite3.DatabaseError as exc:
-        if not _is_damage(exc):
+        if environment_error(exc):
             raise StoreError(f"cannot read event store {str(path)!r}: {exc}") from exc
         raise Damage(None, f"SQLite: {exc}") from None
-    _check_mark(rows, lost, mark)
+    except (UnicodeDecodeError, ValueError) as exc:  # a name in the schema is not UTF-8
+        raise Damage(None, f"the schema is damaged ({exc})") from None
+    _check_mark(rows, lost, mark, undos if version >= 3 else None, len(undos))
     _check_replay(rows)
-    return rows, lost
+    return Loaded(rows, undos, lost, version, stale)
 
 
-def _lost_ids(conn: sqlite3.Connection, version: int) -> frozenset[int]:
-    if version < 2:
-        return frozenset()
+def _event_rows(conn: sqlite3.Connection, lost: frozenset[int]) -> list[Row]:
+    rows = []
+    expected = 0
+    for values in conn.execute(_SELECT + " ORDER BY id"):
+        expected += 1
+        while expected in lost:
+            expected += 1
+        row, problem = _read_row(values)
+        if row.id != expected:
+            raise Damage(expected, f"event id {expected} is missing (found {row.id!r} next)")
+        if problem:
+            raise Damage(expected, problem)
+        rows.append(row)
+    return rows
+
+
+def _undo_rows(conn: sqlite3.Connection, ids: set[int], lost: frozenset[int]) -> list[Undo]:
+    """The undo rows, each checked: its checksum, its place in the sequence, an event that
+    is in the store (or lost) and not taken back twice."""
+    undos: list[Undo] = []
+    undone: set[int] = set()
+    for values in conn.execute(_UNDOS + " ORDER BY id"):
+        undo = _read_undo(values)
+        if undo is None:
+            raise Damage(None, f"undo row {values[0]!r} is damaged (checksum mismatch)")
+        if undo.id != len(undos) + 1 or undo.event in undone or \
+                (undo.event not in ids and undo.event not in lost):
+            raise Damage(None, f"undo row {undo.id} does not fit the events it undoes")
+        undone.add(undo.event)
+        undos.append(undo)
+    return undos
+
+
+def _undone_by(rows: list[Row], undos: list[Undo]) -> tuple[list[Row], frozenset[int]]:
+    """The rows with ``undone_at`` as the undo rows say, and the ids whose column differed."""
+    at = {undo.event: undo.at for undo in undos}
+    out, stale = [], set()
+    for row in rows:
+        truth = at.get(row.id)
+        if row.undone_at != truth:
+            stale.add(row.id)
+            row = Row(row.id, row.match, row.line, row.crc, row.at, truth)
+        out.append(row)
+    return out, frozenset(stale)
+
+
+def _lost_ids(conn: sqlite3.Connection) -> frozenset[int]:
     ids = [event_id for (event_id,) in conn.execute("SELECT id FROM lost")]
     if not all(isinstance(i, int) for i in ids):
         raise Damage(None, "the list of lost events is damaged")
     return frozenset(ids)
 
 
-def _check_history(conn: sqlite3.Connection) -> None:
-    """Checks the rows history reads without replay (matches, games) for the shapes the
-    store writes, so a damaged one is rebuilt from the events rather than shown."""
-    sides: dict[int, list[str]] = {}
-    for match, players_raw, sides_raw in conn.execute(
-            "SELECT id, players, sides FROM matches"):
-        players, names = _json_list(players_raw), _json_list(sides_raw)
-        if not (isinstance(match, int) and players is not None and names is not None
-                and all(isinstance(n, str) for n in players + names)):
-            raise Damage(None, f"the history of match {match!r} is damaged")
-        sides[match] = names
-    for event, match, winner, result, value, scores_raw in conn.execute(
-            "SELECT event, match, winner, result, value, scores FROM games"):
-        scores = _json_list(scores_raw)
-        names = sides.get(match)
-        if not (isinstance(event, int) and names is not None and isinstance(winner, bytes)
-                and winner.decode(errors="replace") in names
-                and result in (b"win", b"skunk", b"double_skunk")
-                and isinstance(value, int) and scores is not None and len(scores) == len(names)
-                and all(type(s) is int for s in scores)):
-            raise Damage(None, f"the result of the game ended by event id {event!r} is damaged")
-
-
-def _json_list(raw: object) -> list[Any] | None:
-    if not isinstance(raw, bytes):
-        return None
-    try:
-        value = json.loads(raw.decode())
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    return value if isinstance(value, list) else None
-
-
-def _check_mark(rows: list[Row], lost: frozenset[int], mark: Mark | None) -> None:
+def _check_mark(rows: list[Row], lost: frozenset[int], mark: Mark | None,
+                undos: list[Undo] | None, undone: int) -> None:
     """Compares the store with what it last acknowledged: commits lost from the WAL
-    (damaged, cut or gone) leave the store behind its mark."""
+    (damaged, cut or gone) leave the store behind its mark; an undo row added, removed or
+    changed differs from its count and chain (one more is an undo whose mark a crash cut)."""
     if mark is None:
         return
     last = max([0, *lost, *(row.id for row in rows)])
@@ -297,25 +402,21 @@ def _check_mark(rows: list[Row], lost: frozenset[int], mark: Mark | None) -> Non
     marked = next((row for row in rows if row.id == mark.last_id), None)
     if mark.last_id and (marked is None or marked.crc != mark.crc) and mark.last_id not in lost:
         raise Damage(mark.last_id, f"event id {mark.last_id} is not the event acknowledged")
-    undone = sum(row.undone_at is not None for row in rows)
     if undone < mark.undone:
         raise Damage(None, f"{mark.undone - undone} acknowledged undo(s) not in the store")
-
-
-def _is_damage(exc: sqlite3.DatabaseError) -> bool:
-    """Corrupt or not a database, as opposed to locked, unreadable or out of space: only the
-    first kind may move the file aside."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if code is None:
-        return not isinstance(exc, sqlite3.OperationalError)
-    return code & 0xFF in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+    if undos is not None and mark.undo_chain is not None:
+        if undone > mark.undone + 1:
+            raise Damage(None, f"{undone - mark.undone} undo(s) the store never acknowledged")
+        if undo_chain(undos[:mark.undone]) != mark.undo_chain:
+            raise Damage(None, "the undos are not those acknowledged")
 
 
 def _check_replay(rows: list[Row]) -> None:
     """Replays the current match, so a log the engine refuses counts as damage too.
 
-    Older matches are only checksummed: replaying years of games at every boot
-    would cost seconds on a Pi, and their results are already in ``games``.
+    Older matches are only checksummed (their history is checked against its digest,
+    ``firmware.store.derived``): replaying years of games at every boot would cost
+    seconds on a Pi.
     """
     if not rows:
         return
@@ -335,51 +436,125 @@ def _check_replay(rows: list[Row]) -> None:
 _SEARCH_PAST = 1000
 
 
-def _scan(path: Path, mark: Mark | None
-          ) -> tuple[dict[int, Row], dict[int, str], int, list[LostEvent]]:
-    """Every row of a damaged store that can still be read: trusted rows by id, why the
-    others cannot be trusted by id, the highest id known to have been stored, and the
-    events an earlier repair lost.
+@dataclass
+class _Scan:
+    """What a damaged store still holds: trusted rows by id, why others cannot be trusted
+    by id, the highest id something trustworthy vouches for, an earlier repair's losses,
+    the undo rows whose checksum holds, and the schema version when it can be read."""
 
-    A read that fails skips one id and goes on, so one bad page costs only its rows.
-    """
-    good: dict[int, Row] = {}
-    bad: dict[int, str] = {}
-    known = mark.last_id if mark else 0
+    good: dict[int, Row]
+    bad: dict[int, str]
+    known: int
+    earlier: list[LostEvent]
+    undos: dict[int, Undo]
+    version: int | None
+
+
+def _scan(path: Path, mark: Mark | None) -> _Scan:
+    """Every row of a damaged store that can still be read, through SQLite and then
+    straight from the pages (``firmware.store.pages``); SQLite's reading wins for a row
+    both find (it knows which copy is current)."""
+    scan = _Scan({}, {}, mark.last_id if mark else 0, [], {}, None)
+    _scan_sqlite(path, scan)
+    wal = path.with_name(path.name + "-wal")
+    raw: dict[int, Row] = {}
+    unmatched: list[tuple[Any, ...]] = []
+    for rowid, values in cells(path, wal if wal.exists() else None):
+        # SQLite stores a REAL with no fraction as an integer on the page.
+        if len(values) == 6 and values[0] is None:
+            _, match, line, crc, at, undone_at = values
+            fields = (match, line, crc, _real(at), _real(undone_at), isinstance(line, bytes))
+            row, problem = _read_row((rowid, *fields))
+            if problem is None:
+                raw[rowid] = row
+            elif problem == "checksum mismatch":
+                unmatched.append(fields)
+        elif len(values) == 4 and values[0] is None:
+            undo = _read_undo((rowid, values[1], _real(values[2]), values[3]))
+            if undo is not None:
+                scan.undos.setdefault(undo.id, undo)
+    for event_id, row in raw.items():
+        scan.good.setdefault(event_id, row)
+    scan.known = max([scan.known, *scan.good, *(event.id for event in scan.earlier)])
+    _rowids_put_right(scan, unmatched)
+    # A damaged row's id is believed only right after the last id vouched for (a last row
+    # torn): an id read from a damaged page may be anything.
+    while scan.known + 1 in scan.bad:
+        scan.known += 1
+    gone = {event.id for event in scan.earlier}
+    scan.bad = {i: why for i, why in scan.bad.items()
+                if i <= scan.known and i not in scan.good and i not in gone}
+    return scan
+
+
+# A row whose checksum fails may have only its rowid damaged (the id is in the checksum):
+# it is tried under each id still missing, this many (id, row) pairs at most.
+_RETRIES = 200_000
+
+
+def _rowids_put_right(scan: _Scan, unmatched: list[tuple[Any, ...]]) -> None:
+    """Gives a row whose checksum fails the id still missing under which it holds (a CRC32
+    match by chance is one in four billion): a flipped rowid costs nothing."""
+    gone = {event.id for event in scan.earlier}
+    missing = [i for i in range(1, scan.known + 9) if i not in scan.good and i not in gone]
+    if not missing or not unmatched or len(missing) * len(unmatched) > _RETRIES:
+        return
+    for fields in unmatched:
+        for event_id in missing:
+            row, problem = _read_row((event_id, *fields))
+            if problem is None and event_id not in scan.good:
+                scan.good[event_id] = row
+                scan.known = max(scan.known, event_id)
+                break
+
+
+def _real(value: object) -> object:
+    return float(value) if type(value) is int else value
+
+
+def _scan_sqlite(path: Path, scan: _Scan) -> None:
+    """The rows SQLite can still read: a read that fails skips one id and goes on, so one
+    bad page costs only its rows."""
     try:
         conn = _reader(path)
-        # A truncated file is shorter than its header says; SQLite refuses it unless the
-        # schema is "writable". On a read-only connection that changes nothing on disk.
-        conn.execute("PRAGMA writable_schema = ON")
-        tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'events'").fetchall()
     except sqlite3.DatabaseError:
-        return good, bad, known, []
+        return
     with closing(conn):
-        if not tables:  # no events were ever checkpointed into this file
-            return good, bad, known, []
-        earlier = _earlier_losses(conn)
-        known = max([known, *(event.id for event in earlier)])
+        try:
+            # A truncated file is shorter than its header says; SQLite refuses it unless the
+            # schema is "writable". On a read-only connection that changes nothing on disk.
+            conn.execute("PRAGMA writable_schema = ON")
+            scan.version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'events'").fetchall()
+        except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError):
+            return
+        if not tables:  # no events were ever checkpointed into this file, or the name is hit
+            return
+        scan.earlier = _earlier_losses(conn)
+        limit = max([scan.known, *(event.id for event in scan.earlier)]) + _SEARCH_PAST
         after = 0
-        while after <= known + _SEARCH_PAST:
+        while after <= limit:
             try:
                 for values in conn.execute(_SELECT + " WHERE id > ? ORDER BY id", (after,)):
                     row, problem = _read_row(values)
                     if not isinstance(row.id, int) or row.id <= after:
                         continue
                     if problem is None:
-                        good[row.id] = row
-                        known = max(known, row.id)
-                    elif row.id <= known + _SEARCH_PAST:
-                        bad.setdefault(row.id, problem)
+                        scan.good[row.id] = row
+                        limit = max(limit, row.id + _SEARCH_PAST)
+                    else:
+                        scan.bad.setdefault(row.id, problem)
                     after = row.id
                 break
-            except sqlite3.DatabaseError:
+            except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError):
                 after += 1
-                bad.setdefault(after, "unreadable")
-    known = max([known, *(i for i in bad if i <= known + _SEARCH_PAST and bad[i] != "unreadable")])
-    gone = {event.id for event in earlier}
-    bad = {i: why for i, why in bad.items() if i <= known and i not in good and i not in gone}
-    return good, bad, known, earlier
+        try:
+            for values in conn.execute(_UNDOS):
+                undo = _read_undo(values)
+                if undo is not None:
+                    scan.undos[undo.id] = undo
+        except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError):
+            pass  # a store from before undo rows, or its pages are gone: the raw scan looks
 
 
 def _earlier_losses(conn: sqlite3.Connection) -> list[LostEvent]:
@@ -396,16 +571,77 @@ def _earlier_losses(conn: sqlite3.Connection) -> list[LostEvent]:
     return out
 
 
-def _salvage(path: Path, mark: Mark | None
-             ) -> tuple[list[Row], list[LostEvent], list[LostEvent]]:
+def _json_list(raw: object) -> list[Any] | None:
+    if not isinstance(raw, bytes):
+        return None
+    try:
+        value = json.loads(raw.decode())
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, list) else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Salvaged:
+    kept: list[Row]
+    undos: list[Undo]
+    lost: list[LostEvent]
+    earlier: list[LostEvent]
+    undo_problem: str | None
+    set_aside: list[LostEvent]
+
+
+def _salvage_undos(scan: _Scan, mark: Mark | None) -> tuple[dict[int, float], str | None]:
+    """Which events stay undone, and what could not be kept of the undos.
+
+    Undo rows whose checksum holds are kept in their order (dict order), one per event,
+    each for an event still known; a store from before undo rows (or one whose undo rows
+    are all gone while its rows still say undone) keeps what its rows say. Undos the mark
+    acknowledged but no row holds, or rows past what it acknowledged, are said, not
+    guessed; past the acknowledged count none is kept, as any of them may be forged.
+    """
+    undone: dict[int, float] = {}
+    for undo in sorted(scan.undos.values(), key=lambda u: u.id):
+        if undo.event not in undone and undo.event <= scan.known:
+            undone[undo.event] = undo.at
+    if scan.version is not None and scan.version < 3 or not scan.undos:
+        for row in sorted(scan.good.values(), key=lambda r: (r.undone_at or 0.0, r.id)):
+            if row.undone_at is not None:
+                undone.setdefault(row.id, row.undone_at)
+    problem = None
+    if mark is not None and len(undone) < mark.undone:
+        # The events.undone_at column repeats each undo: where undo rows are gone, the rows
+        # it still marks undone (and only as many as are missing) are taken back again.
+        hints = sorted((row.undone_at, row.id) for row in scan.good.values()
+                       if row.undone_at is not None and row.id not in undone)
+        if len(hints) <= mark.undone - len(undone):
+            for at, event_id in hints:
+                undone[event_id] = at
+    if mark is not None and len(undone) < mark.undone:
+        problem = (f"{mark.undone - len(undone)} acknowledged undo(s) could not be kept, so "
+                   "what they took back may show again")
+    elif mark is not None and mark.undo_chain is not None and len(undone) > mark.undone + 1:
+        # Past what the mark vouches for, none is trusted (it may be one of the forged).
+        extra = list(undone)[mark.undone:]
+        for event_id in extra:
+            del undone[event_id]
+        problem = (f"{len(extra)} undo(s) the store never acknowledged were dropped "
+                   f"(of event id {', '.join(map(str, sorted(extra)))})")
+    return undone, problem
+
+
+def _salvage(path: Path, mark: Mark | None, now: float) -> _Salvaged:
     """The rows of a damaged store worth keeping, and the events lost.
 
-    Kept: every row whose checksum holds and whose match still folds through the
-    engine with it (undone rows are kept as they are). Lost: every id up to the
-    last one known (from the mark or a row) that is not kept, with why; an earlier
-    repair's losses come third and are not reported again.
+    Kept: every row whose checksum holds (undone rows as they are); one the engine no
+    longer folds with the events before it (an event before it is lost) is set aside:
+    kept, with an undo row made ``now``. Lost: every id up to the last one known (from
+    the mark or a row) that is not kept, with why; an earlier repair's losses come third
+    and are not reported again.
     """
-    good, bad, known, earlier = _scan(path, mark)
+    scan = _scan(path, mark)
+    good, bad, known, earlier = scan.good, scan.bad, scan.known, scan.earlier
+    undone, undo_problem = _salvage_undos(scan, mark)
     gone = {event.id for event in earlier}
     kept: list[Row] = []
     refused: dict[int, str] = {}
@@ -413,6 +649,7 @@ def _salvage(path: Path, mark: Mark | None
     place: dict[int, tuple[int, int]] = {}
     for event_id in sorted(good):
         row = good[event_id]
+        row = Row(row.id, row.match, row.line, row.crc, row.at, undone.get(event_id))
         game = games.setdefault(row.match, Game())
         number = _games_started(game)
         if row.undone_at is None:
@@ -422,15 +659,16 @@ def _salvage(path: Path, mark: Mark | None
                 starts = row.line.startswith('{"type": "new_game"')
                 place[event_id] = (row.match, number + starts)
                 refused[event_id] = "the engine refuses it once the events before are lost"
+                row = Row(row.id, row.match, row.line, row.crc, row.at, now)
+                undone[event_id] = now
+                kept.append(row)
                 continue
         place[event_id] = (row.match, _games_started(game))
         kept.append(row)
     lost: list[LostEvent] = []
+    set_aside = [LostEvent(i, (place[i],), why) for i, why in sorted(refused.items())]
     for event_id in range(1, known + 1):
-        if (event_id in place and event_id not in refused) or event_id in gone:
-            continue
-        if event_id in refused:
-            lost.append(LostEvent(event_id, (place[event_id],), refused[event_id]))
+        if event_id in place or event_id in gone:
             continue
         before = next(([place[i]] for i in range(event_id - 1, 0, -1) if i in place), [])
         after = next(([place[i]] for i in range(event_id + 1, known + 1) if i in place), [])
@@ -441,7 +679,11 @@ def _salvage(path: Path, mark: Mark | None
         if mark is not None and event_id > max(good, default=0) and event_id not in bad:
             why = "acknowledged but not in the store (its -wal was damaged, cut or lost)"
         lost.append(LostEvent(event_id, where, why))
-    return kept, lost, earlier
+    kept_ids = {row.id for row in kept}
+    order = [(event_id, at) for event_id, at in undone.items() if event_id in kept_ids]
+    undos = [Undo(n, event_id, at, undo_crc(n, event_id, at))
+             for n, (event_id, at) in enumerate(order, start=1)]
+    return _Salvaged(kept, undos, lost, earlier, undo_problem, set_aside)
 
 
 def _games_started(game: Game) -> int:
@@ -456,30 +698,20 @@ def _record_lost(conn: sqlite3.Connection, lost: list[LostEvent], now: float) ->
                      [(e.id, json.dumps([list(p) for p in e.where]), e.why, now) for e in lost])
 
 
-def _copy_rows(conn: sqlite3.Connection, rows: list[Row], lost: list[LostEvent],
-               now: float) -> None:
-    """Writes salvaged rows and the list of lost ones into a fresh store in one
+def _copy_rows(conn: sqlite3.Connection, salvaged: _Salvaged, now: float) -> None:
+    """Writes salvaged rows, their undos and the list of lost ones into a fresh store in one
     transaction, re-deriving matches and games by replay."""
-    games: dict[int, Game] = {}
+    by_match: dict[int, list[Row]] = {}
     conn.execute("BEGIN IMMEDIATE")
-    for row in rows:
-        if row.match not in games:
-            games[row.match] = Game()
-            conn.execute("INSERT INTO matches (id, players, sides, started_at) "
-                         "VALUES (?, '[]', '[]', ?)", (row.match, row.at))
+    for row in salvaged.kept:
+        by_match.setdefault(row.match, []).append(row)
         conn.execute("INSERT INTO events (id, match, line, crc, at, undone_at) "
                      "VALUES (?, ?, ?, ?, ?, ?)",
                      (row.id, row.match, row.line, row.crc, row.at, row.undone_at))
-        if row.undone_at is not None:
-            continue
-        game = games[row.match]
-        was_over, fresh = game.phase == "over", game.phase == "new_game"
-        game.apply(row.line)
-        if fresh:
-            players, sides = players_and_sides(game)
-            conn.execute("UPDATE matches SET players = ?, sides = ? WHERE id = ?",
-                         (players, sides, row.match))
-        if not was_over and game.phase == "over":
-            record_game(conn, row.id, row.match, game)
-    _record_lost(conn, lost, now)
+    conn.executemany("INSERT INTO undos (id, event, at, crc) VALUES (?, ?, ?, ?)",
+                     [(u.id, u.event, u.at, u.crc) for u in salvaged.undos])
+    for match, rows in by_match.items():
+        live = [(row.id, row.line) for row in rows if row.undone_at is None]
+        write_history(conn, derive(match, rows[0].at, live))
+    _record_lost(conn, [*salvaged.earlier, *salvaged.lost], now)
     conn.execute("COMMIT")

@@ -2,26 +2,34 @@
 reads them back (``firmware.store.eventstore``, ``firmware.store.repair``).
 
 Each row carries a CRC32 of its id, match, time and text (``row_crc``): SQLite does not
-checksum its pages and an SD card can return garbage. ``matches`` and ``games`` are derived
-from the events by the engine, in the same transaction as the event that changes them.
+checksum its pages and an SD card can return garbage. An undo is a row of its own in
+``undos``, checksummed the same way (``undo_crc``), never a change to the row it takes
+back: a field no checksum covers could be changed without a trace. ``events.undone_at``,
+``matches`` and ``games`` are derived (``firmware.store.derived``) and kept in the same
+transaction as the row that changes them, for readers that want plain SQL; the store
+itself trusts only the checksummed rows and rebuilds the rest when they disagree.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from engine.game import Game
 
-__all__ = ["SCHEMA_VERSION", "StoreError", "Row", "row_crc", "connect", "create_schema",
-           "players_and_sides", "record_game", "SUFFIXES", "family"]
+__all__ = ["SCHEMA_VERSION", "StoreError", "StorageFull", "Row", "Undo", "row_crc",
+           "undo_crc", "connect", "create_schema", "players_and_sides", "expected_schema",
+           "SUFFIXES", "family", "full_disk", "STORAGE_FULL"]
 
-SCHEMA_VERSION = 2  # 2: the lost table
+SCHEMA_VERSION = 3  # 2: the lost table; 3: undos as rows of their own, the derived digests
 
-_SCHEMA = """
+# Version 2's tables, exactly as they were created (the schema check compares the text).
+_SCHEMA_V2 = """
 CREATE TABLE IF NOT EXISTS matches (
     id         INTEGER PRIMARY KEY,
     players    TEXT NOT NULL,            -- JSON list, seating order
@@ -58,9 +66,44 @@ CREATE VIEW IF NOT EXISTS finished_games AS
     WHERE events.undone_at IS NULL;
 """
 
+_SCHEMA_V3 = """
+-- Undos, appended like events and never changed: the event taken back, when, and a CRC32
+-- of "undo:id:event:repr(at)". events.undone_at repeats it for plain SQL readers.
+CREATE TABLE IF NOT EXISTS undos (
+    id    INTEGER PRIMARY KEY,
+    event INTEGER NOT NULL,
+    at    REAL NOT NULL,
+    crc   INTEGER NOT NULL
+);
+-- Per match, a CRC32 over its history rows (matches, games): history that no longer
+-- matches it is rebuilt from the events when the store opens.
+CREATE TABLE IF NOT EXISTS derived (
+    match  INTEGER PRIMARY KEY,
+    digest INTEGER NOT NULL
+);
+"""
+
+_SCHEMA = _SCHEMA_V2 + _SCHEMA_V3
+
 
 class StoreError(OSError):
     """The store cannot do what was asked: unreadable, newer schema, nothing to undo."""
+
+
+STORAGE_FULL = "storage full"  # how StorageFull's words begin, said and shown (a 507)
+
+
+class StorageFull(StoreError):
+    """The card is full: nothing of the refused write was stored, and the store takes
+    writes again once there is room (the device says "storage full" meanwhile)."""
+
+
+def full_disk(exc: BaseException) -> bool:
+    """Whether a failed write failed for want of space (SQLITE_FULL, ENOSPC, EDQUOT)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF == sqlite3.SQLITE_FULL:
+        return True
+    return getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +116,41 @@ class Row:
     undone_at: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class Undo:
+    """One undo row: ``event`` was taken back at ``at``."""
+
+    id: int
+    event: int
+    at: float
+    crc: int
+
+
 def row_crc(event_id: int, match: int, at: float, line: str) -> int:
     return zlib.crc32(f"{event_id}:{match}:{at!r}:{line}".encode())
 
 
+def undo_crc(undo_id: int, event_id: int, at: float) -> int:
+    return zlib.crc32(f"undo:{undo_id}:{event_id}:{at!r}".encode())
+
+
+def expected_schema(version: int) -> dict[str, str]:
+    """The ``sqlite_master`` text of each table, index and view a store of ``version``
+    has (version 1 lacked ``lost``), by name: anything else there is damage."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(_SCHEMA if version >= 3 else _SCHEMA_V2)
+        found = {name: sql for name, sql in conn.execute("SELECT name, sql FROM sqlite_master")
+                 if sql is not None}
+    finally:
+        conn.close()
+    if version < 2:
+        found.pop("lost", None)
+    return found
+
+
 def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
-    uri = f"file:{path.resolve().as_posix()}?mode={'ro' if readonly else 'rwc'}"
+    uri = f"file:{quote(path.resolve().as_posix())}?mode={'ro' if readonly else 'rwc'}"
     conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     if not readonly:
         conn.execute("PRAGMA journal_mode=WAL")
@@ -91,26 +163,40 @@ def players_and_sides(game: Game) -> tuple[str, str]:
             json.dumps([side.name for side in game.sides], ensure_ascii=False))
 
 
-def record_game(conn: sqlite3.Connection, event_id: int, match: int, game: Game) -> None:
-    finished = game.match[-1]
-    conn.execute("INSERT INTO games (event, match, winner, result, value, scores) "
-                 "VALUES (?, ?, ?, ?, ?, ?)",
-                 (event_id, match, finished.winner, finished.result, finished.value,
-                  json.dumps(list(finished.scores))))
-
-
 def create_schema(conn: sqlite3.Connection) -> None:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
         raise StoreError(f"the event store was written by a newer version (schema {version}, "
                          f"this program knows {SCHEMA_VERSION})")
-    if version < SCHEMA_VERSION:
-        conn.execute("BEGIN IMMEDIATE")
+    # Every open: a derived table that went missing is made again (and refilled by the
+    # store's check of its history); the events and undos are never made here but once.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        if 0 < version < 3:
+            _migrate_undos(conn)
+        if version < SCHEMA_VERSION:
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _migrate_undos(conn: sqlite3.Connection) -> None:
+    """Version 2 marked an undo in the undone row itself (``undone_at``, outside its
+    checksum): each becomes an undo row, in the order they were made."""
+    done = conn.execute("SELECT id, undone_at FROM events WHERE undone_at IS NOT NULL "
+                        "ORDER BY undone_at, id").fetchall()
+    next_id = conn.execute("SELECT coalesce(max(id), 0) FROM undos").fetchone()[0]
+    for event_id, at in done:
+        next_id += 1
+        at = float(at)
+        conn.execute("INSERT INTO undos (id, event, at, crc) VALUES (?, ?, ?, ?)",
+                     (next_id, event_id, at, undo_crc(next_id, event_id, at)))
 
 
 SUFFIXES = ("", "-wal", "-shm", "-journal", "-mark")

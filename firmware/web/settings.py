@@ -23,6 +23,10 @@ from firmware.web.inputs import InputError, TableSettings, check_settings
 __all__ = ["SettingsFile", "settings_path"]
 
 
+# The phone's settings are a few hundred bytes; a file far larger is not theirs.
+_MAX_BYTES = 64 * 1024
+
+
 def settings_path(store: Path) -> Path:
     """Where the phone's settings live: beside the event store (``events.settings.json``)."""
     return store.with_suffix(".settings.json")
@@ -42,8 +46,15 @@ class SettingsFile:
         ``problem`` says why a file that exists was not used."""
         self.problem = None
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            with self.path.open("rb") as handle:
+                raw = handle.read(_MAX_BYTES + 1)
+            if len(raw) > _MAX_BYTES:
+                raise ValueError(f"it is larger than {_MAX_BYTES} bytes")
+            data = json.loads(raw.decode("utf-8"))
         except FileNotFoundError:
+            return None
+        except RecursionError:  # e.g. "[" x 100000: nested deeper than Python will follow
+            self.problem = f"cannot read {str(self.path)!r}: its JSON is nested too deeply"
             return None
         except (OSError, ValueError) as exc:
             self.problem = f"cannot read {str(self.path)!r}: {exc}"

@@ -1,0 +1,63 @@
+"""Store-building helpers shared by the store tests, the CLI tests that read a store, and the
+store benchmarks (``benchmarks/store/damage.py`` and ``sweep.py`` put tests/ on their path, as
+the club benchmarks do for tests/mqttbroker.py), so that all of them build and inspect stores
+one way.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from engine.simulate import simulate_game, simulate_match
+from firmware.store.eventstore import EventStore
+
+__all__ = ["Clock", "Logs", "events_pages", "play_two_matches", "two_match_logs"]
+
+Logs = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+
+class Clock:
+    """A fake clock: each reading is one second after the last, so every row's time differs
+    and no run depends on the real one."""
+
+    def __init__(self, start: float = 1_700_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def two_match_logs() -> Logs:
+    """A whole match of two games (Ann, Bob) and a three-player game (Cat, Dan, Eve)."""
+    return (simulate_match(random.Random(3), ["Ann", "Bob"], games=2),
+            simulate_game(random.Random(8), ["Cat", "Dan", "Eve"]))
+
+
+def play_two_matches(store: EventStore, logs: Logs) -> None:
+    """``logs``' first match whole, then the opening of its second as the match in progress
+    (its first 20 events)."""
+    first, second = logs
+    for event in first:
+        store.append(event)
+    store.start_match(second[0])
+    for event in second[1:20]:
+        store.append(event)
+
+
+def events_pages(path: Path) -> list[tuple[int, str, int]]:
+    """(page number, page type, cells) of every page of the store's events table, in key
+    order, from SQLite's ``dbstat``; the test skips where this SQLite has none."""
+    import pytest
+
+    with sqlite3.connect(path) as conn:
+        try:
+            pages = conn.execute("SELECT pageno, pagetype, ncell FROM dbstat "
+                                 "WHERE name = 'events' ORDER BY path").fetchall()
+        except sqlite3.OperationalError:
+            pytest.skip("this SQLite has no dbstat table to locate rows by page")
+    conn.close()
+    return [(int(page), str(kind), int(cells)) for page, kind, cells in pages]
