@@ -144,3 +144,95 @@ def test_config_records_which_tables_the_file_holds(tmp_path) -> None:
     assert {"camera", "board", "board.strip"} <= config.configured
     assert "buttons" not in config.configured
     assert load_device_config(None).configured == frozenset()
+
+
+# -- what spans tables, and the store's path on this file system -------------------------------
+
+
+@pytest.mark.parametrize(("path", "said"), [
+    ("/tmp", "is a folder: name a file inside it, like '/tmp/events.sqlite3'"),
+    ("a\x00b.sqlite3", "contains a NUL character"),
+    ("/etc/hostname/ev.sqlite3", "cannot be made: '/etc/hostname' is a file, not a folder"),
+    ("/etc/hostname/deeper/ev.sqlite3", "cannot be made: '/etc/hostname' is a file"),
+    ("/dev/null", "lies under /dev, the kernel's own folder"),
+    ("/dev/shm/../null", "lies under /dev"),
+    ("/proc/self/ev.sqlite3", "lies under /proc"),
+    ("/sys/kernel/ev.sqlite3", "lies under /sys"),
+])
+def test_a_store_path_that_cannot_hold_a_store_is_said_in_words(path: str, said: str) -> None:
+    from firmware.device.config_checks import store_path_problem
+
+    problem = store_path_problem(Path(path))
+    assert problem is not None and said in problem
+    assert "Errno" not in problem
+
+
+def test_a_store_path_that_can_be_made_or_is_a_file_passes(tmp_path: Path) -> None:
+    from firmware.device.config_checks import store_path_problem
+
+    (tmp_path / "e.sqlite3").write_bytes(b"")
+    assert store_path_problem(tmp_path / "e.sqlite3") is None
+    assert store_path_problem(tmp_path / "new" / "deeper" / "e.sqlite3") is None
+    (tmp_path / "gone").symlink_to(tmp_path / "nowhere")
+    assert "dangling" in str(store_path_problem(tmp_path / "gone"))
+
+
+def test_the_strip_holds_its_bus_pins() -> None:
+    from firmware.device.config_checks import strip_pins
+
+    assert set(strip_pins("spi", {})) == {7, 8, 9, 10, 11}
+    assert strip_pins("spi", {"bus": 1})[20].startswith("the strip's data pin")
+    assert strip_pins("ws281x", {}) == {18: "the strip's data pin (PWM)"}
+    assert 10 in strip_pins("ws281x", {"pin": 10}) and 12 in strip_pins("ws281x", {"pin": 12})
+    assert 18 in strip_pins("pi5_pio", {})
+    assert strip_pins("simulator", {}) == {}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[board.strip]\nbackend = "spi"\n[buttons]\ngo = 11\n',
+     "[buttons] go = 11: GPIO11 is SPI0's clock (SCLK) with [board.strip] backend = 'spi'"),
+    ('[board.strip]\nbackend = "ws281x"\n[buttons]\nencoder = {a = 5, b = 18}\n',
+     "[buttons] encoder.b = 18: GPIO18 is the strip's data pin (PWM)"),
+    ('[game]\nplayers = ["Ann", "Bob", "Cat", "Dan"]\n[board.layout]\ntracks = 3\n',
+     "[board.layout] tracks = 3 gives 3 peg tracks, but [game] players seats 4 sides"),
+    ('[board.layout]\nkind = "per_side"\nholes = 62\n[rules]\ntarget = 121\n',
+     "[rules] target = 121 does not fit the board: [board.layout] has its game hole at 61"),
+    ('[rules]\ntraget = 61\n', "[rules] unknown rules key 'traget' (known keys: "),
+    ('[web]\nprot = 80\n', "[web] unknown key 'prot' (known: allow_public, enabled, host, pin, "
+                           "port); did you mean 'port'?"),
+    ('[game]\nplayers = ["Ann", "Bob"]\n[gmae]\nplayers = []\n',
+     "config.toml: unknown table [gmae] (known: "),
+])
+def test_faults_across_tables_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(DeviceConfigError) as info:
+        load_device_config(write(tmp_path, text))
+    assert message in str(info.value)
+
+
+def test_buttons_on_strip_pins_are_fine_while_the_buttons_are_simulated(tmp_path: Path) -> None:
+    # No [buttons] table: the board runs on simulated buttons, whatever pins they default to.
+    config = load_device_config(write(tmp_path, '[board.strip]\nbackend = "spi"\nbus = 1\n'))
+    assert config.buttons.pins["go"] == 17
+
+
+def test_a_loaded_config_error_holds_every_fault(tmp_path: Path) -> None:
+    with pytest.raises(DeviceConfigError) as info:
+        load_device_config(write(tmp_path, '[rules]\ntarget = 3\nskunk = 500\n[voice]\n'
+                                           'enabled = 1\n'))
+    assert len(info.value.faults) == 3
+    assert str(info.value).startswith("3 faults: config.toml: [rules] rules.target must be")
+
+
+def test_run_refuses_its_config_before_opening_anything(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from firmware.commands.cli import main
+
+    config = write(tmp_path, '[store]\npath = "e.sqlite3"\n[rules]\nmugins = true\n'
+                             '[web]\npin = "1"\n')
+    assert main(["run", "--config", str(config), "--once"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("cribbage-board run: 2 faults: ")
+    assert "did you mean 'muggins'?" in err and "[web] pin must be" in err
+    assert not (tmp_path / "e.sqlite3").exists()
+    assert main(["run", "--store", "/tmp", "--once"]) == 2
+    assert "--store '/tmp' is a folder" in capsys.readouterr().err

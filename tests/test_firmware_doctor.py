@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -94,10 +95,10 @@ def test_every_broken_table_is_said_not_only_the_first(tmp_path: Path) -> None:
     path = write(tmp_path, '[game]\nplayers = ["Ann"]\n[rules]\ntarget = 99\n'
                            '[web]\npin = "12"\n[voice]\nenabled = "yes"\n')
     problems = config_problems(path)
-    assert [p.split("]")[0] for p in problems] == ["config.toml: [game", "config.toml: [voice",
-                                                   "config.toml: [web"]
-    # [rules] counts the players, so it is not judged against a broken [game]
-    assert not any("[rules]" in p for p in problems)
+    assert [p.split("]")[0] for p in problems] == ["config.toml: [game", "config.toml: [rules",
+                                                   "config.toml: [voice", "config.toml: [web"]
+    # [rules] is judged even with [game] broken: only partnership counts the players
+    assert "rules.target must be 121 or 61, not 99" in problems[1]
 
 
 def test_a_missing_config_is_one_fault(tmp_path: Path) -> None:
@@ -116,15 +117,15 @@ def test_the_simulator_is_a_note_not_a_fault(tmp_path: Path) -> None:
 
 def test_spi_without_the_boot_line_the_group_or_the_module(tmp_path: Path) -> None:
     config = write(tmp_path, '[board.strip]\nbackend = "spi"\n')
-    assert texts(check(config, system=pi(tmp_path))) == [
+    assert texts(check(config, system=pi(tmp_path, bufsiz=65536))) == [
         "no /dev/spidev0.0: add dtparam=spi=on to /boot/firmware/config.txt and reboot",
         "LEDs: the Python module spidev is missing: pip install spidev (the 'pi' extra)",
     ]
     denied = pi(tmp_path, nodes=("/dev/spidev0.0",), modules=("spidev",),
-                denied=("/dev/spidev0.0",))
+                denied=("/dev/spidev0.0",), bufsiz=65536)
     assert texts(check(config, system=denied)) == [
         "cannot write /dev/spidev0.0: add the service user to the group spi"]
-    ready = pi(tmp_path, nodes=("/dev/spidev0.0",), modules=("spidev",))
+    ready = pi(tmp_path, nodes=("/dev/spidev0.0",), modules=("spidev",), bufsiz=65536)
     assert texts(check(config, system=ready)) == []
 
 
@@ -133,7 +134,7 @@ def test_spi_strip_longer_than_the_buffer(tmp_path: Path) -> None:
                              '[board.strip]\nbackend = "spi"\n')
     system = pi(tmp_path, nodes=("/dev/spidev0.0",), modules=("spidev",))
     assert texts(check(config, system=system)) == [
-        "LEDs: 488 LEDs need 4482 bytes per SPI transfer but spidev.bufsiz is 4096: add "
+        "LEDs: 488 LEDs need 5976 bytes per SPI transfer but spidev.bufsiz is 4096: add "
         "'spidev.bufsiz=65536' to /boot/firmware/cmdline.txt"]
 
 
@@ -191,7 +192,9 @@ def test_a_webcam_not_plugged_in_and_zones_not_calibrated(tmp_path: Path) -> Non
 def test_an_installed_pi4_config_is_clean(tmp_path: Path) -> None:
     example = (Path(__file__).parent.parent / "firmware/config.example.toml").read_text()
     config = write(tmp_path, example.replace('backend = "simulator"', 'backend = "spi"'))
-    system = pi(tmp_path, nodes=("/dev/spidev0.0",), modules=("spidev", "picamera2", "lgpio"))
+    # install.sh raises spidev's buffer (spidev.bufsiz=65536) for a strip past 445 LEDs.
+    system = pi(tmp_path, nodes=("/dev/spidev0.0",), modules=("spidev", "picamera2", "lgpio"),
+                bufsiz=65536)
     findings = check_loaded(load_device_config(config), system=system)
     assert [f for f in findings if f.level == "fault"] == []
 
@@ -224,6 +227,38 @@ def test_cli_clean_config_and_all_without_a_terminal(
     assert "track 1: walking LED 0 to LED 121 (122 holes)" in out
     assert "buttons: none configured ([buttons] table): nothing to ask for" in out
     assert "camera: none configured ([camera] table): nothing to grab" in out
+
+
+def test_cli_json_is_one_object_with_every_fault_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, '[game]\nplayers = ["Ann"]\n[rules]\nmugins = true\n'
+                           '[store]\npath = "/tmp"\n')
+    assert main(["doctor", "--config", str(path), "--json"]) == 2
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)  # exactly one object: no log lines around it
+    assert report["ok"] is False and report["config"] == str(path)
+    assert [f.split("]")[0] for f in report["faults"]] == [
+        "config.toml: [game", "config.toml: [rules", "config.toml: [store"]
+    assert report["faults"] == config_problems(path)
+    assert report["checks"] == []
+    assert len(captured.err.splitlines()) == 1
+    assert captured.err.startswith(f"cribbage-board doctor: 3 faults in {str(path)!r}")
+
+
+def test_cli_json_clean_config_with_its_notes_and_checks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, f'[store]\npath = "{tmp_path / "e.db"}"\n')
+    assert main(["doctor", "--config", str(path), "--json", "--buttons", "--camera"]) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert (report["ok"], report["faults"]) == (True, [])
+    assert any("backend 'simulator'" in note for note in report["notes"])
+    assert report["checks"] == [
+        {"check": "ask for each button", "ok": True,
+         "said": ["buttons: none configured ([buttons] table): nothing to ask for"]},
+        {"check": "grab a camera frame", "ok": True,
+         "said": ["camera: none configured ([camera] table): nothing to grab"]}]
+    assert captured.err == ""
 
 
 # -- the hands-on checks ---------------------------------------------------------------------

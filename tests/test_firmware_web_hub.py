@@ -52,6 +52,7 @@ def test_requests_wait_in_order_until_the_loop_takes_them() -> None:
     assert taken[0].items == (ButtonAction("undo"),) and taken[0].rev == "5.5"
     assert taken[0].begin()
     taken[0].answer(Reply("done", "6.6", True, (("say", "undone"),)))
+    hub.publish({"rev": "6.6"})  # a change is answered once the page can show it
     assert first.result(0) == Reply("done", "6.6", True, (("say", "undone"),))
     assert not second.done()
 

@@ -109,9 +109,9 @@ def test_a_change_without_the_right_pin_is_refused_and_changes_nothing(served: S
     response = served.post(served.change("undo"), pin=None)
     assert response.status_code == 401 and "PIN" in response.json()["error"]
     response = served.post(served.change("undo"), pin="0000")
-    assert (response.status_code, response.json()) == (403, {"error": "wrong PIN"})
+    assert (response.status_code, response.json()) == (401, {"error": "wrong PIN"})
     assert served.client.post("/api/pin", headers={"X-Pin": PIN}).json() == {"ok": True}
-    assert served.client.post("/api/pin", headers={"X-Pin": "1"}).status_code == 403
+    assert served.client.post("/api/pin", headers={"X-Pin": "1"}).status_code == 401
     assert served.device.lines() == lines
 
 
@@ -119,7 +119,7 @@ def test_guessing_the_pin_locks_changes_out_for_a_while() -> None:
     now = [0.0]
     guard = PinGuard("2468", tries=3, lock_s=60, clock=lambda: now[0])
     for _ in range(3):
-        assert guard.check("1111", "10.0.0.5") == (403, "wrong PIN")
+        assert guard.check("1111", "10.0.0.5") == (401, "wrong PIN")
     assert guard.check("2468", "10.0.0.5") == (
         429, "too many wrong PINs from this phone: try again in 60 seconds")
     assert guard.check("2468", "10.0.0.6") is None  # another phone is not locked out
@@ -132,7 +132,7 @@ def test_guessers_from_many_addresses_never_lock_out_a_phone_that_was_not_guessi
     guard = PinGuard("246813", clock=lambda: now[0])
     for guesser in range(200):  # far past the old limit of 20 wrong PINs a minute for all
         for _ in range(5):
-            assert guard.check("000000", f"192.168.1.{guesser}")[0] == 403  # type: ignore[index]
+            assert guard.check("000000", f"192.168.1.{guesser}")[0] == 401  # type: ignore[index]
         assert guard.check("246813", f"192.168.1.{guesser}")[0] == 429  # type: ignore[index]
     assert guard.check("246813", "192.168.2.40") is None
     assert guard.check("246813", "fe80::1234") is None
@@ -145,7 +145,7 @@ def test_the_lock_out_doubles_for_each_round_of_wrong_pins_and_the_right_one_cle
     locks = []
     for _ in range(14):
         for _ in range(5):
-            assert guard.check("999999", "10.0.0.8") == (403, "wrong PIN")
+            assert guard.check("999999", "10.0.0.8") == (401, "wrong PIN")
         refused = guard.check("246813", "10.0.0.8")
         assert refused is not None and refused[0] == 429
         start = now[0]
@@ -156,8 +156,8 @@ def test_the_lock_out_doubles_for_each_round_of_wrong_pins_and_the_right_one_cle
     assert locks[-1] == 86_400.0  # a day at most
     assert guard.check("246813", "10.0.0.8") is None
     for _ in range(4):  # the right PIN forgot the rounds: back to a minute after five
-        assert guard.check("999999", "10.0.0.8") == (403, "wrong PIN")
-    assert guard.check("999999", "10.0.0.8") == (403, "wrong PIN")
+        assert guard.check("999999", "10.0.0.8") == (401, "wrong PIN")
+    assert guard.check("999999", "10.0.0.8") == (401, "wrong PIN")
     assert guard.check("246813", "10.0.0.8") == (
         429, "too many wrong PINs from this phone: try again in 60 seconds")
 
@@ -170,7 +170,7 @@ def test_a_season_of_guessing_from_one_client() -> None:
     while now[0] < 180 * 86_400:
         refused = guard.check("000000", "192.168.1.66")
         assert refused is not None
-        if refused[0] == 403:
+        if refused[0] == 401:
             guesses += 1
         else:
             now[0] += 60.0
@@ -182,7 +182,7 @@ def test_one_machine_cannot_reset_its_count_with_fresh_ipv6_addresses() -> None:
     now = [0.0]
     guard = PinGuard("246813", clock=lambda: now[0])
     for host in range(1, 6):
-        assert guard.check("000000", f"2001:db8:5:6::{host:x}")[0] == 403  # type: ignore[index]
+        assert guard.check("000000", f"2001:db8:5:6::{host:x}")[0] == 401  # type: ignore[index]
     assert guard.check("246813", "2001:db8:5:6::99")[0] == 429  # type: ignore[index]
     assert guard.check("246813", "2001:db8:5:7::1") is None
     assert client_key("::ffff:10.1.2.3") == "10.1.2.3"

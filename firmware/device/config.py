@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+import re
+import ssl
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.rules import Rules
 from firmware.club.settings import ClubConfig, ClubConfigError, parse_club
+from firmware.device.config_checks import did_you_mean, store_path_problem, strip_pins
 from firmware.table.names import PlayerNameError, player_names
-from hardware.buttons import ButtonConfig, ButtonConfigError
+from hardware.buttons import BUTTON_NAMES, ButtonConfig, ButtonConfigError
 from hardware.config import BoardConfig, ConfigError, read_toml
 
 __all__ = [
@@ -46,15 +50,20 @@ _CAMERA_KEYS = {
 _WATCH_SHAPE_TOLERANCE = 0.02
 _TABLES = ("game", "rules", "board", "buttons", "camera", "zones", "store", "voice", "web",
            "club")
-# The tables each table is checked against (rules count the players; zones need both the
-# players and the camera's frame size).
-_NEEDS = {"rules": ("game",), "zones": ("game", "camera")}
 Point = tuple[float, float]
 Polygon = tuple[Point, ...]
+T = TypeVar("T")
 
 
 class DeviceConfigError(ConfigError):
-    """A config file the device cannot run with; the message names the file, table and key."""
+    """A config file the device cannot run with: ``faults`` holds every fault found, each
+    naming the file, the table and the key; the message is the one fault, or all of them."""
+
+    def __init__(self, faults: str | Sequence[str]) -> None:
+        self.faults: tuple[str, ...] = (faults,) if isinstance(faults, str) else tuple(faults)
+        many = len(self.faults) > 1
+        super().__init__(f"{len(self.faults)} faults: " + "; ".join(self.faults) if many
+                         else self.faults[0])
 
 
 @dataclass(frozen=True)
@@ -157,6 +166,8 @@ class DeviceConfig:
     store: StoreConfig
     voice: VoiceConfig
     web: WebConfig = WebConfig()
+    # [game] muggins_window_s: how long after a claim MUGGINS may be called.
+    muggins_window_s: float = 8.0
     # [club]: the MQTT broker this board publishes its games to (None: it keeps them to itself).
     club: ClubConfig | None = None
     source: Path | None = None
@@ -185,7 +196,11 @@ def default_store_path(environ: Mapping[str, str] | None = None) -> Path:
 
 def load_device_config(path: Path | str | None = None, *,
                        environ: Mapping[str, str] | None = None) -> DeviceConfig:
-    """Reads and checks the config file; None means every default."""
+    """Reads and checks the config file; None means every default.
+
+    A file with faults raises one ``DeviceConfigError`` holding every fault (``faults``),
+    so ``run`` refuses it at once with all of them and ``doctor`` says the same list.
+    """
     if path is None:
         return parse_device_config({}, name="defaults", base=Path.cwd(), environ=environ)
     path = Path(path)
@@ -194,296 +209,503 @@ def load_device_config(path: Path | str | None = None, *,
     except OSError as exc:
         raise DeviceConfigError(f"cannot read config {str(path)!r}: {exc.strerror or exc}") \
             from None
-    except ConfigError as exc:
-        raise DeviceConfigError(str(exc)) from None
+    except ValueError as exc:  # not TOML, or a name with a NUL in it
+        text = str(exc) if isinstance(exc, ConfigError) else \
+            f"cannot read config {str(path)!r}: {exc}"
+        raise DeviceConfigError(text) from None
     config = parse_device_config(document, name=path.name, base=path.parent, environ=environ)
     return replace(config, source=path)
 
 
 def config_problems(path: Path | str, *,
                     environ: Mapping[str, str] | None = None) -> list[str]:
-    """Every fault of a config file, one message per table, where loading stops at the first.
-
-    Each table is checked alone (with the tables it needs), so a typo in ``[web]`` does
-    not hide one in ``[camera]``; a table whose needs are broken is not checked twice.
-    """
-    path = Path(path)
+    """Every fault of a config file, each naming the file, the table and the key: the very
+    list ``load_device_config`` (and so ``run``) refuses the file with; empty when it loads."""
     try:
-        document = read_toml(path)
-    except OSError as exc:
-        return [f"cannot read config {str(path)!r}: {exc.strerror or exc}"]
-    except ConfigError as exc:
-        return [str(exc)]
-    problems: list[str] = []
-    broken: set[str] = set()
-    for key in [*(t for t in _TABLES if t in document), *(t for t in document
-                                                          if t not in _TABLES)]:
-        needs = _NEEDS.get(key, ())
-        if broken & set(needs):
-            continue
-        part = {k: document[k] for k in (*needs, key) if k in document}
+        load_device_config(path, environ=environ)
+    except DeviceConfigError as exc:
+        return list(exc.faults)
+    return []
+
+
+class _Faults:
+    """The faults found so far in one file; ``each()`` keeps checking after one."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found: list[str] = []
+
+    def add(self, where: str | None, text: str) -> None:
+        self.found.append(f"{self.name}: [{where}] {text}" if where else f"{self.name}: {text}")
+
+    @contextmanager
+    def each(self) -> Iterator[None]:
+        """Records a ``DeviceConfigError`` raised inside and goes on with the next check."""
         try:
-            parse_device_config(part, name=path.name, base=path.parent, environ=environ)
+            yield
         except DeviceConfigError as exc:
-            problems.append(str(exc))
-            broken.add(key)
-    return problems
+            self.found.extend(exc.faults)
+
+    def since(self, count: int) -> bool:
+        """Whether a fault was found after the first ``count``."""
+        return len(self.found) > count
 
 
 def parse_device_config(document: Mapping[str, Any], *, name: str = "config.toml",
                         base: Path | None = None,
                         environ: Mapping[str, str] | None = None) -> DeviceConfig:
-    """Checks a parsed TOML document. ``base`` anchors relative paths (the file's folder)."""
-    base = Path.cwd() if base is None else base
-    unknown = sorted(set(document) - set(_TABLES))
-    if unknown:
-        raise DeviceConfigError(f"{name}: unknown table [{unknown[0]}] "
-                                f"(known: {', '.join(_TABLES)})")
+    """Checks a parsed TOML document. ``base`` anchors relative paths (the file's folder).
 
-    def table(key: str) -> Mapping[str, Any]:
+    Every table is checked, and every key of it, however many faults come before; a table
+    that needs another (``[rules]`` counts the players, ``[zones]`` needs the camera's frame)
+    is checked against it when that one is sound. Then what spans tables: a peg track and a
+    colour for every side, the game hole, no button on the LED strip's pins, a store path
+    and a ``ca_file`` that can be used. All faults raise together.
+    """
+    base = Path.cwd() if base is None else base
+    faults = _Faults(name)
+    for key in sorted(set(document) - set(_TABLES)):
+        faults.add(None, f"unknown table [{key}] (known: {', '.join(_TABLES)})"
+                         f"{did_you_mean(key, _TABLES)}")
+
+    def table(key: str) -> Mapping[str, Any] | None:
         value = document.get(key, {})
         if not isinstance(value, Mapping):
-            raise DeviceConfigError(f"{name}: {key} must be a table ([{key}]), not {value!r}")
+            faults.add(None, f"{key} must be a table ([{key}]), not {value!r}")
+            return None
         return value
 
-    players = _players(name, table("game"))
-    rules_json = dict(table("rules"))
-    try:
-        rules = Rules.from_json(rules_json, players=len(players))
-    except ValueError as exc:
-        raise DeviceConfigError(f"{name}: [rules] {exc}") from None
-    try:
-        board = BoardConfig.from_config({k: document[k] for k in ("board", "buttons")
-                                         if k in document})
-    except ValueError as exc:
-        where = "buttons" if isinstance(exc, ButtonConfigError) else "board"
-        raise DeviceConfigError(f"{name}: [{where}] {exc}") from None
-    camera = _camera(name, table("camera"), base)
+    def checked(key: str, parse: Callable[[Mapping[str, Any]], T]) -> T | None:
+        data = table(key)
+        if data is None:
+            return None
+        count = len(faults.found)
+        value = parse(data)
+        return None if faults.since(count) else value
+
+    players = checked("game", lambda data: _players(faults, data))
+    game = document.get("game")
+    raw = game.get("players") if isinstance(game, Mapping) else None
+    # [rules] is checked even when [game] is broken: only partnership counts the players.
+    count = len(players) if players is not None else (
+        len(raw) if isinstance(raw, list) and 2 <= len(raw) <= 4 else 4)
+    rules = checked("rules", lambda data: _rules(faults, data, count))
+    window = _muggins_window(faults, game) if isinstance(game, Mapping) else 8.0
+    board = _board(faults, table("board"), table("buttons"))
+    camera = checked("camera", lambda data: _camera(faults, data, base))
+    zones = None
+    if players is not None and camera is not None:
+        seats, size = len(players), camera.size
+        zones = checked("zones", lambda data: _zones(faults, data, seats, size))
+    store = checked("store", lambda data: _store(faults, data, base, environ))
+    voice = checked("voice", lambda data: _voice(faults, data))
+    web = checked("web", lambda data: _web(faults, data))
+    club = checked("club", lambda data: _club(faults, data, base)) if "club" in document \
+        else None
+    if players is not None and rules is not None and board is not None:
+        _fits(faults, players, rules, board)
+    if board is not None and "buttons" in document:  # without [buttons]: simulated buttons
+        _pins_free(faults, board)
+    if faults.found:
+        raise DeviceConfigError(faults.found)
+    assert players is not None and rules is not None and board is not None
+    assert camera is not None and zones is not None and store is not None
+    assert voice is not None and web is not None
+    board_table = document.get("board", {})
     return DeviceConfig(
         players=players,
-        rules_json=rules_json,
+        rules_json=dict(document.get("rules", {})),
         rules=rules,
         board=board,
         camera=camera,
-        zones=_zones(name, table("zones"), len(players), camera.size),
-        store=_store(name, table("store"), base, environ),
-        voice=_voice(name, table("voice")),
-        web=_web(name, table("web")),
-        club=_club(name, table("club"), base) if "club" in document else None,
+        zones=zones,
+        store=store,
+        voice=voice,
+        web=web,
+        muggins_window_s=window,
+        club=club,
         configured=frozenset(document) | frozenset(
-            f"board.{key}" for key in table("board") if isinstance(table("board")[key], Mapping)),
+            f"board.{key}" for key in board_table if isinstance(board_table[key], Mapping)),
     )
 
 
 # -- tables ----------------------------------------------------------------------------------
 
 
-def _check_keys(name: str, where: str, data: Mapping[str, Any], known: set[str]) -> None:
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise DeviceConfigError(f"{name}: [{where}] unknown key {unknown[0]!r} "
-                                f"(known: {', '.join(sorted(known))})")
+def _check_keys(faults: _Faults, where: str, data: Mapping[str, Any], known: set[str]) -> None:
+    for key in sorted(set(data) - known):
+        faults.add(where, f"unknown key {key!r} (known: {', '.join(sorted(known))})"
+                          f"{did_you_mean(key, known)}")
 
 
-def _players(name: str, data: Mapping[str, Any]) -> tuple[str, ...]:
-    _check_keys(name, "game", data, {"players"})
+def _fault(faults: _Faults, where: str, text: str) -> DeviceConfigError:
+    """The error for one fault, raised inside ``faults.each()``."""
+    return DeviceConfigError(f"{faults.name}: [{where}] {text}")
+
+
+def _players(faults: _Faults, data: Mapping[str, Any]) -> tuple[str, ...]:
+    _check_keys(faults, "game", data, {"players", "muggins_window_s"})
     players = data.get("players", ["Player 1", "Player 2"])
     if not isinstance(players, list):
-        raise DeviceConfigError(f"{name}: [game] players must be a list of 2 to 4 names, "
-                                f"not {players!r}")
+        faults.add("game", f"players must be a list of 2 to 4 names, not {players!r}")
+        return ()
     try:
         return player_names(players)
     except PlayerNameError as exc:
-        raise DeviceConfigError(f"{name}: [game] {exc}") from None
+        faults.add("game", str(exc))
+        return ()
 
 
-def _size(name: str, where: str, value: Any) -> tuple[int, int]:
+#: The muggins window's bounds: long enough to say "muggins", short enough not to hold
+#: the table up (the flow counts a spread hand only once the window closes).
+MUGGINS_WINDOW_S = (1.0, 60.0)
+
+
+def _muggins_window(faults: _Faults, data: Mapping[str, Any]) -> float:
+    """``[game] muggins_window_s``: seconds after a claim in which MUGGINS may be called."""
+    value = data.get("muggins_window_s", 8.0)
+    low, high = MUGGINS_WINDOW_S
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not low <= value <= high:
+        faults.add("game", f"muggins_window_s must be a number of seconds from {low:g} to "
+                           f"{high:g} (default 8), not {value!r}")
+        return 8.0
+    return float(value)
+
+
+def _rules(faults: _Faults, data: Mapping[str, Any], players: int) -> Rules:
+    """CONTRACT.md's rules block, judged by the engine one fault at a time: a key the engine
+    refuses is set aside and the rest judged again, so every bad key is said."""
+    known = {f.name for f in fields(Rules)}
+    for key in sorted(set(data) - known):
+        faults.add("rules", f"unknown rules key {key!r} (known keys: "
+                            f"{', '.join(sorted(known))}){did_you_mean(key, known)}")
+    rest = {key: value for key, value in data.items() if key in known}
+    while True:
+        try:
+            return Rules.from_json(rest, players=players)
+        except ValueError as exc:
+            faults.add("rules", str(exc))
+            named = [key for key in re.findall(r"rules\.(\w+)", str(exc)) if key in rest]
+            if not named:
+                return Rules()
+            del rest[named[0]]
+
+
+def _board(faults: _Faults, board: Mapping[str, Any] | None,
+           buttons: Mapping[str, Any] | None) -> BoardConfig | None:
+    """``[board]`` and ``[buttons]`` (``hardware.config``): each key alone, then together
+    for what spans keys (a pin given twice, a long press of a button not wired)."""
+    if board is None or buttons is None:
+        return None
+    count = len(faults.found)
+    for key, value in board.items():
+        where = f"board.{key}" if isinstance(value, Mapping) else "board"
+        kind = value.get("kind", "per_side") if key == "layout" and isinstance(value, Mapping) \
+            else "per_side"
+        if not isinstance(kind, str):
+            faults.add(where, f"kind must be a layout's name like \"per_side\", not {kind!r}")
+            continue
+        try:
+            BoardConfig.from_config({"board": {key: value}})
+        except ValueError as exc:
+            faults.add(where, str(exc))
+        except TypeError as exc:  # a list or table where a name or number belongs
+            faults.add(where, f"a value of the wrong kind: {exc}")
+    wired: dict[str, Any] = {}
+    for key, value in sorted(buttons.items(), key=lambda kv: kv[0] not in BUTTON_NAMES):
+        if key == "long_press":  # names buttons: judged with them below
+            continue
+        try:  # a pin alone; anything else beside the pins that were sound alone
+            ButtonConfig.from_config({key: value} if key in BUTTON_NAMES
+                                     else {**wired, key: value})
+        except ValueError as exc:
+            faults.add("buttons", str(exc))
+        else:
+            if key in BUTTON_NAMES:
+                wired[key] = value
+    if faults.since(count):
+        return None
+    document = {"board": board, **({"buttons": buttons} if buttons else {})}
+    try:
+        return BoardConfig.from_config(document)
+    except ValueError as exc:
+        faults.add("buttons" if isinstance(exc, ButtonConfigError) else "board", str(exc))
+        return None
+
+
+def _fits(faults: _Faults, players: tuple[str, ...], rules: Rules, board: BoardConfig) -> None:
+    """The board shows every side: a peg track and a colour each, and the game hole."""
+    layout = board.layout
+    sides = 2 if rules.partnership else len(players)
+    who = f"{sides} sides ({', '.join(players)}{', partners' if rules.partnership else ''})"
+    if not layout.shared and sides > layout.tracks:
+        faults.add("board.layout", f"tracks = {layout.tracks} gives {layout.tracks} peg "
+                                   f"tracks, but [game] players seats {who}: set tracks = "
+                                   f"{sides} (the board needs them) or kind = \"shared\"")
+    colours = len(board.palette.sides)
+    if colours < sides:
+        faults.add("board.colours", f"sides gives {colours} colour{'s' * (colours != 1)}, "
+                                    f"but [game] players seats {who}: give one colour per "
+                                    f"side")
+    if rules.target > layout.game_hole:
+        faults.add("rules", f"target = {rules.target} does not fit the board: [board.layout] "
+                            f"has its game hole at {layout.game_hole}")
+
+
+def _pins_free(faults: _Faults, board: BoardConfig) -> None:
+    """No button on a pin the LED strip holds: it would never be read, or would stop the LEDs."""
+    held = strip_pins(board.backend, board.strip_options)
+    owners = [(name, pin) for name, pin in board.buttons.pins.items()]
+    encoder = board.buttons.encoder
+    if encoder is not None:
+        owners += [("encoder.a", encoder.a), ("encoder.b", encoder.b)]
+    for name, pin in owners:
+        if pin in held:
+            faults.add("buttons", f"{name} = {pin}: GPIO{pin} is {held[pin]} with [board.strip] "
+                                  f"backend = {board.backend!r}: wire the button to a free "
+                                  f"pin (hardware/WIRING.md)")
+
+
+def _size(faults: _Faults, where: str, value: Any) -> tuple[int, int]:
     if (not isinstance(value, list) or len(value) != 2
             or not all(type(v) is int and v > 0 for v in value)):
-        raise DeviceConfigError(f"{name}: [{where}] size must be [width, height] in pixels, "
-                                f"not {value!r}")
+        raise _fault(faults, where, f"size must be [width, height] in pixels, not {value!r}")
     return (value[0], value[1])
 
 
-def _watch(name: str, value: Any, size: tuple[int, int]) -> tuple[int, int]:
+def _watch(faults: _Faults, value: Any, size: tuple[int, int]) -> tuple[int, int]:
     """The watch stream: smaller than the frame and of its shape, so zones hold on both."""
     if (not isinstance(value, list) or len(value) != 2
             or not all(type(v) is int and v > 0 for v in value)):
-        raise DeviceConfigError(f"{name}: [camera] watch must be [width, height] in pixels "
-                                f"(the small stream watched for movement), not {value!r}")
+        raise _fault(faults, "camera", f"watch must be [width, height] in pixels (the small "
+                                       f"stream watched for movement), not {value!r}")
     width, height = value
     if width > size[0] or height > size[1]:
-        raise DeviceConfigError(f"{name}: [camera] watch {width}x{height} is larger than size "
-                                f"{size[0]}x{size[1]}: it is the small stream, e.g. "
-                                f"[{size[0] // 4}, {size[1] // 4}]")
+        raise _fault(faults, "camera", f"watch {width}x{height} is larger than size "
+                                       f"{size[0]}x{size[1]}: it is the small stream, e.g. "
+                                       f"[{size[0] // 4}, {size[1] // 4}]")
     if abs(width / height / (size[0] / size[1]) - 1) > _WATCH_SHAPE_TOLERANCE:
-        raise DeviceConfigError(f"{name}: [camera] watch {width}x{height} does not have the "
-                                f"shape of size {size[0]}x{size[1]}: it must be the same view "
-                                f"shrunk, e.g. [{size[0] // 4}, {size[1] // 4}]")
+        raise _fault(faults, "camera", f"watch {width}x{height} does not have the shape of "
+                                       f"size {size[0]}x{size[1]}: it must be the same view "
+                                       f"shrunk, e.g. [{size[0] // 4}, {size[1] // 4}]")
     return (width, height)
 
 
-def _camera(name: str, data: Mapping[str, Any], base: Path) -> CameraConfig:
+def _camera(faults: _Faults, data: Mapping[str, Any], base: Path) -> CameraConfig:
     source = data.get("source", "opencv")
+    every = {"source", "deck", *set().union(*_CAMERA_KEYS.values())}
+    _check_keys(faults, "camera", data, every)
     if source not in CAMERA_SOURCES:
-        raise DeviceConfigError(f"{name}: [camera] source must be one of "
-                                f"{', '.join(CAMERA_SOURCES)}, not {source!r}")
-    allowed = _CAMERA_KEYS[source]
-    _check_keys(name, "camera", data, {"source", "deck", *set().union(*_CAMERA_KEYS.values())})
-    for key in sorted(set(data) - {"source", "deck"} - allowed):
-        raise DeviceConfigError(f"{name}: [camera] key {key!r} does not apply to source "
-                                f"{source!r} (it takes: {', '.join(sorted(allowed))})")
-    values: dict[str, Any] = {"source": source}
+        faults.add("camera", f"source must be one of {', '.join(CAMERA_SOURCES)}, "
+                             f"not {source!r}")
+        source = None
+    else:
+        allowed = _CAMERA_KEYS[source]
+        for key in sorted(set(data) & every - {"source", "deck"} - allowed):
+            faults.add("camera", f"key {key!r} does not apply to source {source!r} "
+                                 f"(it takes: {', '.join(sorted(allowed))})")
+    values: dict[str, Any] = {"source": source or "opencv"}
     if "size" in data:
-        values["size"] = _size(name, "camera", data["size"])
-    if "watch" in data:
-        values["watch"] = _watch(name, data["watch"], values.get("size", CameraConfig.size))
+        with faults.each():
+            values["size"] = _size(faults, "camera", data["size"])
+    if "watch" in data and ("size" in values or "size" not in data):
+        with faults.each():
+            values["watch"] = _watch(faults, data["watch"], values.get("size", CameraConfig.size))
     if "device" in data:
         device = data["device"]
         if not (type(device) is int and device >= 0) and not (isinstance(device, str) and device):
-            raise DeviceConfigError(f"{name}: [camera] device must be an index like 0 or a path "
-                                    f"like \"/dev/video0\", not {device!r}")
-        values["device"] = device
+            faults.add("camera", f"device must be an index like 0 or a path like "
+                                 f"\"/dev/video0\", not {device!r}")
+        else:
+            values["device"] = device
     if source == "replay":
         folder = data.get("path")
-        if not isinstance(folder, str) or not folder:
-            raise DeviceConfigError(f"{name}: [camera] source 'replay' needs path, a folder of "
-                                    f"images or a video file, not {folder!r}")
-        values["path"] = base / folder
+        if not isinstance(folder, str) or not folder or "\x00" in folder:
+            faults.add("camera", f"source 'replay' needs path, a folder of images or a video "
+                                 f"file, not {folder!r}")
+        else:
+            values["path"] = base / folder
     if "fps" in data:
         fps = data["fps"]
-        if isinstance(fps, bool) or not isinstance(fps, int | float) or not fps > 0:
-            raise DeviceConfigError(f"{name}: [camera] fps must be a positive number, "
-                                    f"not {fps!r}")
-        values["fps"] = float(fps)
+        if isinstance(fps, bool) or not isinstance(fps, int | float) or not 0 < fps < math.inf:
+            faults.add("camera", f"fps must be a positive number, not {fps!r}")
+        else:
+            values["fps"] = float(fps)
     if "loop" in data:
-        values["loop"] = _flag(name, "camera", "loop", data["loop"])
+        with faults.each():
+            values["loop"] = _flag(faults, "camera", "loop", data["loop"])
     if "deck" in data:
         deck = data["deck"]
-        if not isinstance(deck, str) or not deck:
-            raise DeviceConfigError(f"{name}: [camera] deck must be the path of a deck profile "
-                                    f"(cribbage-board vision teach), not {deck!r}")
-        values["deck"] = base / deck
+        if not isinstance(deck, str) or not deck or "\x00" in deck:
+            faults.add("camera", f"deck must be the path of a deck profile "
+                                 f"(cribbage-board vision teach), not {deck!r}")
+        else:
+            values["deck"] = base / deck
     return CameraConfig(**values)
 
 
-def _polygon(name: str, where: str, value: Any, size: tuple[int, int]) -> Polygon:
+def _polygon(faults: _Faults, where: str, value: Any, size: tuple[int, int]) -> Polygon:
     if not isinstance(value, list) or len(value) < 3:
-        raise DeviceConfigError(f"{name}: [zones] {where} must be a polygon of at least 3 "
-                                f"[x, y] points, not {value!r}")
+        raise _fault(faults, "zones", f"{where} must be a polygon of at least 3 [x, y] points, "
+                                      f"not {value!r}")
     points: list[Point] = []
     for point in value:
         if (not isinstance(point, list) or len(point) != 2 or any(
                 isinstance(v, bool) or not isinstance(v, int | float) for v in point)):
-            raise DeviceConfigError(f"{name}: [zones] {where}: {point!r} is not an [x, y] point")
+            raise _fault(faults, "zones", f"{where}: {point!r} is not an [x, y] point")
         x, y = float(point[0]), float(point[1])
         if not (0 <= x <= size[0] and 0 <= y <= size[1]):
-            raise DeviceConfigError(f"{name}: [zones] {where}: point {point!r} lies outside the "
-                                    f"{size[0]}x{size[1]} camera frame")
+            raise _fault(faults, "zones", f"{where}: point {point!r} lies outside the "
+                                          f"{size[0]}x{size[1]} camera frame")
         points.append((x, y))
     area = sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(points, points[1:] + points[:1],
                                                              strict=True)) / 2
     if math.isclose(area, 0.0, abs_tol=1e-9):
-        raise DeviceConfigError(f"{name}: [zones] {where} encloses no area: {value!r}")
+        raise _fault(faults, "zones", f"{where} encloses no area: {value!r}")
     return tuple(points)
 
 
-def _zones(name: str, data: Mapping[str, Any], players: int,
+def _zones(faults: _Faults, data: Mapping[str, Any], players: int,
            size: tuple[int, int]) -> ZonesConfig:
-    _check_keys(name, "zones", data, {"seats", "starter", "crib", "card_px"})
-    seats: tuple[Polygon, ...] = ()
+    _check_keys(faults, "zones", data, {"seats", "starter", "crib", "card_px"})
+    values: dict[str, Any] = {}
     if "seats" in data:
         raw = data["seats"]
         if not isinstance(raw, list) or len(raw) != players:
             count = len(raw) if isinstance(raw, list) else raw
-            raise DeviceConfigError(f"{name}: [zones] seats needs one polygon per player "
-                                    f"({players}, in [game] players order), got {count!r}")
-        seats = tuple(_polygon(name, f"seats[{i}]", p, size) for i, p in enumerate(raw))
+            faults.add("zones", f"seats needs one polygon per player ({players}, in [game] "
+                                f"players order), got {count!r}")
+        else:
+            seats = []
+            for i, polygon in enumerate(raw):
+                with faults.each():
+                    seats.append(_polygon(faults, f"seats[{i}]", polygon, size))
+            values["seats"] = tuple(seats)
     card_px = data.get("card_px")
     if card_px is not None and (isinstance(card_px, bool) or not isinstance(card_px, int | float)
                                 or not 10 <= card_px <= size[1]):
-        raise DeviceConfigError(f"{name}: [zones] card_px must be a card's long side in frame "
-                                f"pixels, 10 to {size[1]} (the frame's height), not {card_px!r}")
-    return ZonesConfig(
-        seats=seats,
-        starter=_polygon(name, "starter", data["starter"], size) if "starter" in data else None,
-        crib=_polygon(name, "crib", data["crib"], size) if "crib" in data else None,
-        card_px=None if card_px is None else float(card_px),
-    )
+        faults.add("zones", f"card_px must be a card's long side in frame pixels, 10 to "
+                            f"{size[1]} (the frame's height), not {card_px!r}")
+    elif card_px is not None:
+        values["card_px"] = float(card_px)
+    for key in ("starter", "crib"):
+        if key in data:
+            with faults.each():
+                values[key] = _polygon(faults, key, data[key], size)
+    return ZonesConfig(**values)
 
 
-def _store(name: str, data: Mapping[str, Any], base: Path,
+def _store(faults: _Faults, data: Mapping[str, Any], base: Path,
            environ: Mapping[str, str] | None) -> StoreConfig:
-    _check_keys(name, "store", data, {"path"})
+    _check_keys(faults, "store", data, {"path"})
     if "path" not in data:
         return StoreConfig(default_store_path(environ))
     raw = data["path"]
     if not isinstance(raw, str) or not raw:
-        raise DeviceConfigError(f"{name}: [store] path must be a file name, not {raw!r}")
-    return StoreConfig(base / Path(raw).expanduser())
+        faults.add("store", f"path must be a file name, not {raw!r}")
+        return StoreConfig(default_store_path(environ))
+    try:
+        path = base / Path(raw).expanduser()
+    except RuntimeError:  # "~nobody/...": a user this machine does not have
+        faults.add("store", f"path {raw!r} names a home folder this machine does not have")
+        return StoreConfig(default_store_path(environ))
+    problem = store_path_problem(path)
+    if problem is not None:
+        faults.add("store", f"path {raw!r} {problem}")
+    return StoreConfig(path)
 
 
-def _voice(name: str, data: Mapping[str, Any]) -> VoiceConfig:
-    _check_keys(name, "voice", data, {"enabled", "command", "voice", "words_per_minute"})
+def _voice(faults: _Faults, data: Mapping[str, Any]) -> VoiceConfig:
+    _check_keys(faults, "voice", data, {"enabled", "command", "voice", "words_per_minute"})
     values: dict[str, Any] = {}
     if "enabled" in data:
-        values["enabled"] = _flag(name, "voice", "enabled", data["enabled"])
+        with faults.each():
+            values["enabled"] = _flag(faults, "voice", "enabled", data["enabled"])
     for key in ("command", "voice"):
         if key in data:
-            if not isinstance(data[key], str) or not data[key].strip():
-                raise DeviceConfigError(f"{name}: [voice] {key} must be a name, "
-                                        f"not {data[key]!r}")
-            values[key] = data[key]
+            if not isinstance(data[key], str) or not data[key].strip() or "\x00" in data[key]:
+                faults.add("voice", f"{key} must be a name, not {data[key]!r}")
+            else:
+                values[key] = data[key]
     if "words_per_minute" in data:
         wpm = data["words_per_minute"]
         if type(wpm) is not int or not 80 <= wpm <= 450:
-            raise DeviceConfigError(f"{name}: [voice] words_per_minute must be 80 to 450 "
-                                    f"(espeak-ng's range), not {wpm!r}")
-        values["words_per_minute"] = wpm
+            faults.add("voice", f"words_per_minute must be 80 to 450 (espeak-ng's range), "
+                                f"not {wpm!r}")
+        else:
+            values["words_per_minute"] = wpm
     return VoiceConfig(**values)
 
 
-def _web(name: str, data: Mapping[str, Any]) -> WebConfig:
+def _web(faults: _Faults, data: Mapping[str, Any]) -> WebConfig:
     from firmware.web.address import HostError, check_host
     from firmware.web.pins import is_pin
 
-    _check_keys(name, "web", data, {"enabled", "host", "port", "pin", "allow_public"})
+    _check_keys(faults, "web", data, {"enabled", "host", "port", "pin", "allow_public"})
     values: dict[str, Any] = {}
     for key in ("enabled", "allow_public"):
         if key in data:
-            values[key] = _flag(name, "web", key, data[key])
+            with faults.each():
+                values[key] = _flag(faults, "web", key, data[key])
     if "port" in data:
         port = data["port"]
         if type(port) is not int or not 0 <= port <= 65535:
-            raise DeviceConfigError(f"{name}: [web] port must be a port number from 1 to "
-                                    f"65535 (0: any free port), not {port!r}")
-        values["port"] = port
+            faults.add("web", f"port must be a port number from 1 to 65535 (0: any free "
+                              f"port), not {port!r}")
+        else:
+            values["port"] = port
     if "pin" in data:
         pin = data["pin"]
         if not is_pin(pin):
-            raise DeviceConfigError(f"{name}: [web] pin must be a string of 4 to 8 digits "
-                                    f"like \"4821\", not {pin!r}")
-        values["pin"] = pin
+            faults.add("web", f"pin must be a string of 4 to 8 digits like \"4821\", "
+                              f"not {pin!r}")
+        else:
+            values["pin"] = pin
     if "host" in data:
         host = data["host"]
         if not isinstance(host, str):
-            raise DeviceConfigError(f"{name}: [web] host must be an address like \"0.0.0.0\", "
-                                    f"not {host!r}")
-        try:
-            values["host"] = check_host(host, allow_public=values.get("allow_public", False))
-        except HostError as exc:
-            raise DeviceConfigError(f"{name}: [web] {exc}") from None
+            faults.add("web", f"host must be an address like \"0.0.0.0\", not {host!r}")
+        else:
+            try:
+                values["host"] = check_host(host, allow_public=values.get("allow_public",
+                                                                          False))
+            except HostError as exc:
+                faults.add("web", str(exc))
     return WebConfig(**values)
 
 
-def _club(name: str, data: Mapping[str, Any], base: Path) -> ClubConfig:
+def _club(faults: _Faults, data: Mapping[str, Any], base: Path) -> ClubConfig | None:
     try:
-        return parse_club(data, base=base)
+        club = parse_club(data, base=base)
     except ClubConfigError as exc:
-        raise DeviceConfigError(f"{name}: [club] {exc}") from None
+        faults.add("club", str(exc))
+        return None
+    if club.ca_file is not None:
+        problem = _ca_file_problem(club.ca_file)
+        if problem is not None:
+            faults.add("club", f"ca_file {str(data.get('ca_file'))!r}: {problem}")
+    return club
 
 
-def _flag(name: str, where: str, key: str, value: Any) -> bool:
+def _ca_file_problem(path: Path) -> str | None:
+    """Why the broker's CA file cannot be used, in words (the publisher would fail on it)."""
+    if "\x00" in str(path):
+        return "contains a NUL character (\\x00), which no file name may hold"
+    if not path.exists():
+        return f"{str(path)!r} does not exist (the broker's CA certificate, in PEM)"
+    if not path.is_file():
+        return f"{str(path)!r} is not a file (the broker's CA certificate, in PEM)"
+    try:
+        ssl.create_default_context(cafile=str(path))
+    except (ssl.SSLError, ValueError) as exc:
+        return f"{str(path)!r} holds no CA certificate ssl can read ({exc.__class__.__name__})"
+    except OSError as exc:
+        return f"cannot read {str(path)!r}: {(exc.strerror or str(exc)).lower()}"
+    return None
+
+
+def _flag(faults: _Faults, where: str, key: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise DeviceConfigError(f"{name}: [{where}] {key} must be true or false, not {value!r}")
+        raise _fault(faults, where, f"{key} must be true or false, not {value!r}")
     return value

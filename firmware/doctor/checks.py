@@ -36,6 +36,12 @@ class Finding:
         return f"{self.level}: {self.text}"
 
 
+def _recogniser_problem() -> str | None:
+    from firmware.device.recogniser_probe import recogniser_problem
+
+    return recogniser_problem()
+
+
 def _have_module(name: str) -> bool:
     try:
         return importlib.util.find_spec(name) is not None
@@ -55,6 +61,8 @@ class System:
     which: Callable[[str], str | None] = shutil.which
     writable: Callable[[Path], bool] = field(default=lambda p: os.access(p, os.W_OK))
     uid: int = field(default_factory=os.geteuid)
+    # Why the card recogniser cannot load (firmware.device.recogniser_probe), or None.
+    recogniser: Callable[[], str | None] = _recogniser_problem
 
     def path(self, absolute: str) -> Path:
         return self.root / absolute.lstrip("/")
@@ -114,7 +122,8 @@ def _strip(config: DeviceConfig, system: System) -> list[Finding]:
         try:
             check_buffer(n, speed_hz=options.get("speed_hz", SPEED_HZ),
                          reset_us=options.get("reset_us", 300),
-                         bufsiz_path=system.path(str(BUFSIZ_PATH)))
+                         bufsiz_path=system.path(str(BUFSIZ_PATH)),
+                         order=options.get("order", "GRB"))
         except StripError as exc:
             found.append(Finding("fault", f"LEDs: {exc}"))
         return found
@@ -158,6 +167,10 @@ def _camera(config: DeviceConfig, system: System) -> list[Finding]:
     if camera.deck is not None and not camera.deck.is_file():
         found.append(Finding("fault", f"camera: deck {str(camera.deck)!r} does not exist "
                                       "(cribbage-board vision teach writes one)"))
+    problem = system.recogniser()
+    if problem is not None:  # a note: run goes on by hand, so the unit must still start
+        found.append(Finding("note", f"camera: off: {problem}; the board runs with the cards "
+                                     "entered by hand"))
     if not config.zones.seats:
         found.append(Finding("note", "camera: [zones] not calibrated: cards are seen but not "
                                      "placed; run cribbage-board calibrate --write"))

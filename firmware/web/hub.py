@@ -15,8 +15,11 @@ nothing but a ``Hub``:
 
 A nonce seen before is refused at once (a replayed request); whether the
 request is stale is for the loop to judge, because only the loop knows the
-store's revision at the moment it would apply the request. Everything here is
-plain threading: no web framework, so it is tested without HTTP.
+store's revision at the moment it would apply the request. A reply that changed
+the table goes out only once the snapshot showing that change is published (or
+the loop has gone on to its next step), so a phone that reads ``/api/state``
+right after its 200 sees the revision the 200 named, never the one before it.
+Everything here is plain threading: no web framework, so it is tested without HTTP.
 """
 
 from __future__ import annotations
@@ -96,13 +99,19 @@ class Request:
     rev: str
     nonce: str
     future: Future[Reply] = field(default_factory=Future, compare=False)
+    # Where the answer goes first (the hub holds a change until it is published); None:
+    # straight to the future.
+    settle: Callable[[Request, Reply], None] | None = field(default=None, compare=False)
 
     def begin(self) -> bool:
         """Claims the request for the loop; False when the web side gave up on it already."""
         return self.future.set_running_or_notify_cancel()
 
     def answer(self, reply: Reply) -> None:
-        self.future.set_result(reply)
+        if self.settle is not None:
+            self.settle(self, reply)
+        else:
+            self.future.set_result(reply)
 
     def fail(self, error: BaseException) -> None:
         self.future.set_exception(error)
@@ -125,6 +134,8 @@ class Hub:
         self._backlog = backlog
         self._listeners: list[Callable[[], None]] = []
         self._closed = False
+        # Replies that changed the table, held until the snapshot showing it is out.
+        self._held: list[tuple[Request, Reply]] = []
 
     # -- the loop's side ---------------------------------------------------------------------
 
@@ -142,7 +153,9 @@ class Hub:
             snapshot = Snapshot(self._version, rev, text)
             self._snapshot = snapshot
             listeners = list(self._listeners)
+            held, self._held = self._held, []
             self._lock.notify_all()
+        _release(held)
         for listener in listeners:
             try:
                 listener()
@@ -151,11 +164,25 @@ class Hub:
         return snapshot
 
     def take(self) -> list[Request]:
-        """Every waiting request, oldest first (the loop calls it once per step)."""
+        """Every waiting request, oldest first (the loop calls it once per step).
+
+        Replies still held from the last step go out now: a step that changed the table
+        published it, so one that did not had nothing new to show.
+        """
         with self._lock:
             taken = list(self._queue)
             self._queue.clear()
+            held, self._held = self._held, []
+        _release(held)
         return taken
+
+    def _settle(self, request: Request, reply: Reply) -> None:
+        """A reply that changed the table waits for the next publish (see the module)."""
+        with self._lock:
+            if reply.changed and not self._closed:
+                self._held.append((request, reply))
+                return
+        request.future.set_result(reply)
 
     # -- the web thread's side ---------------------------------------------------------------
 
@@ -172,7 +199,7 @@ class Hub:
 
     def submit(self, items: Sequence[TableInput], *, rev: str, nonce: str) -> Future[Reply]:
         """Queues ``items`` for the loop. A nonce used before is a ``ReplayedError``."""
-        request = Request(tuple(items), rev, nonce)
+        request = Request(tuple(items), rev, nonce, settle=self._settle)
         with self._lock:
             if self._closed:
                 raise HubClosedError("the board is shutting down")
@@ -215,7 +242,9 @@ class Hub:
             waiting = list(self._queue)
             self._queue.clear()
             listeners = list(self._listeners)
+            held, self._held = self._held, []
             self._lock.notify_all()
+        _release(held)
         for request in waiting:
             request.future.cancel()
         for listener in listeners:
@@ -223,3 +252,9 @@ class Hub:
                 listener()
             except Exception:
                 pass
+
+
+def _release(held: Sequence[tuple[Request, Reply]]) -> None:
+    """Answers held requests, outside the hub's lock (a future's callbacks run here)."""
+    for request, reply in held:
+        request.future.set_result(reply)

@@ -3,7 +3,7 @@
 Why per client, and exponential: a limit shared by everyone lets one guesser
 lock every phone at the table out (while it held, even the right PIN was
 refused). Here each client has its own count: every ``tries`` wrong PINs lock
-that client out, for ``lock_s`` the first time and twice as long each time
+that client out (429), for ``lock_s`` the first time and twice as long each time
 after, up to ``max_lock_s``; the right PIN clears its count. A phone that has
 not been guessing is never refused.
 
@@ -110,7 +110,7 @@ class PinGuard:
             self._clients[key] = _Guessing(wrong, locked_until, now)
             if len(self._clients) > self.max_clients:
                 self._shrink(now)
-            return 403, "wrong PIN"
+            return 401, "wrong PIN"
 
     def _lock_for(self, wrong: int) -> float:
         doublings = min(wrong // self.tries - 1, 64)
