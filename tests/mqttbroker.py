@@ -51,21 +51,28 @@ class MosquittoBroker:
     """``start`` / ``kill`` / ``start`` again on the same port; ``stop`` at the end.
 
     ``users`` (name -> password) turns anonymous access off and writes a password
-    file with ``mosquitto_passwd``.
+    file with ``mosquitto_passwd``. ``conf_d`` instead takes the listener and the rules
+    from a folder of ``*.conf`` files (``club setup-broker``'s, listening on ``port``).
+    With ``conf_d`` its log says everything (``log_type all``): a publish the ACL drops
+    is logged only as debug ("Denied PUBLISH"); ``denied`` counts those lines.
     """
 
-    def __init__(self, folder: Path, *, users: dict[str, str] | None = None) -> None:
+    def __init__(self, folder: Path, *, users: dict[str, str] | None = None,
+                 conf_d: Path | None = None, port: int | None = None) -> None:
         self.binary = mosquitto_or_skip()
         self.folder = folder
-        self.port = free_port()
+        self.port = port if port is not None else free_port()
         self.process: subprocess.Popen[bytes] | None = None
-        lines = [f"listener {self.port} 127.0.0.1", "max_queued_messages 100000",
-                 "max_inflight_messages 100"]
+        lines = ["max_inflight_messages 100"]
+        if conf_d is None:
+            lines += [f"listener {self.port} 127.0.0.1", "max_queued_messages 100000"]
+        else:
+            lines += [f"include_dir {conf_d}", "log_type all"]
         if os.geteuid() == 0:
             # Started by root, mosquitto drops to the "mosquitto" user, who cannot read the
             # test's private temporary folder.
             lines.append("user root")
-        if users:
+        if users and conf_d is None:
             passwd = _find("mosquitto_passwd")
             if passwd is None:
                 pytest.skip("mosquitto_passwd is not installed (Debian's mosquitto has it)")
@@ -76,11 +83,20 @@ class MosquittoBroker:
                                capture_output=True, timeout=10)
             os.chmod(password_file, 0o600)
             lines += ["allow_anonymous false", f"password_file {password_file}"]
-        else:
+        elif conf_d is None:
             lines.append("allow_anonymous true")
         self.config = folder / "mosquitto.conf"
         self.config.write_text("\n".join(lines) + "\n")
         self.log = folder / "mosquitto.log"
+
+    def denied(self) -> int:
+        """Publishes the broker dropped (the ACL), as its log counts them."""
+        return self.log.read_text(errors="replace").count("Denied PUBLISH") \
+            if self.log.exists() else 0
+
+    def refused_logins(self) -> int:
+        return self.log.read_text(errors="replace").count("not authorised") \
+            if self.log.exists() else 0
 
     @property
     def url(self) -> str:

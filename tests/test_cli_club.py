@@ -67,6 +67,17 @@ def test_rounds_start_and_close_from_the_command_line(club: Path,
      "--prefix must be topic levels like \"cribbage/club\", not 'a/+'"),
     (["club", "serve", "--broker", "mqtt://127.0.0.1:9", "--db", "x.sqlite3", "--pin",
       "\u0664\u0668\u0662\u0661"], "--pin must be 4 to 8 digits, not '\u0664\u0668\u0662\u0661'"),
+    (["club", "serve", "--broker", "mqtt://127.0.0.1:9", "--db", "x.sqlite3", "--boards",
+      "nowhere"], "boards file 'nowhere' cannot be read: No such file or directory"),
+    (["club", "serve", "--broker", "mqtt://127.0.0.1:9", "--db", "x.sqlite3", "--username",
+      "club", "--password-file", "nowhere"], "--password-file 'nowhere' cannot be read"),
+    (["club", "setup-broker", "--root", ".", "--boards", "table 1"],
+     "--boards: board must be a name like"),
+    (["club", "setup-broker", "--root", ".", "--boards", "club"],
+     "a board cannot be named 'club': that is the server's login"),
+    (["club", "setup-broker", "--root", ".", "--reset", "table-9"],
+     "--reset 'table-9': no such board"),
+    (["club", "setup-broker", "--root", ".", "--listen", "x:y"], "--listen must be [HOST:]PORT"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                           capsys: pytest.CaptureFixture[str], args: list[str],
@@ -114,3 +125,74 @@ def test_serve_tells_systemd_when_its_page_is_up_and_when_it_stops(
     assert said[0].startswith("READY=1\nSTATUS=standings at http://127.0.0.1:")
     assert said[1] == "STOPPING=1"
     assert "club server stopping: 0 rows kept, 0 refused" in capsys.readouterr().out
+
+
+def _login_holds(passwd: Path, name: str, password: str) -> bool:
+    """Whether ``password`` is ``name``'s in a Mosquitto password file (``$7$`` hashes)."""
+    import base64
+    import hashlib
+
+    for line in passwd.read_text().splitlines():
+        user, _, hashed = line.partition(":")
+        if user == name:
+            _, kind, rounds, salt, digest = hashed.split("$")
+            return kind == "7" and hashlib.pbkdf2_hmac(
+                "sha512", password.encode(), base64.b64decode(salt), int(rounds)) == \
+                base64.b64decode(digest)
+    return False
+
+
+def test_setup_broker_makes_a_login_per_board_once_and_keeps_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "root"
+    assert main(["club", "setup-broker", "--root", str(root), "--boards", "table-1,table-2",
+                 "--listen", "127.0.0.1:1883"]) == 0
+    out = capsys.readouterr().out
+    assert 'new login for board \'table-1\'' in out and 'username = "table-2"' in out
+    passwd = root / "etc/mosquitto/cribbage-club.passwd"
+    first = {line.split(":")[0]: line for line in passwd.read_text().splitlines()}
+    assert set(first) == {"table-1", "table-2", "club"}
+    shown = dict(zip(["table-1", "table-2"],
+                     [line.split('"')[1] for line in out.splitlines()
+                      if line.startswith("  password = ")], strict=True))
+    assert all(_login_holds(passwd, b, p) for b, p in shown.items())
+    server = (root / "etc/cribbage-board/club-password").read_text().strip()
+    assert _login_holds(passwd, "club", server) and server not in out
+    assert (passwd.stat().st_mode & 0o777) in (0o640, 0o600)
+    acl = (root / "etc/mosquitto/cribbage-club.acl").read_text()
+    assert "pattern write cribbage/club/%u/event" in acl
+    assert "user club\ntopic read cribbage/club/+/event" in acl
+    assert "topic write cribbage/club/+/resend" in acl
+    conf = (root / "etc/mosquitto/conf.d/cribbage-club.conf").read_text()
+    assert "listener 1883 127.0.0.1\nallow_anonymous false\n" in conf
+    assert "acl_file /etc/mosquitto/cribbage-club.acl" in conf
+    # Again with a third board: the first two keep their passwords, nothing is shown again.
+    assert main(["club", "setup-broker", "--root", str(root), "--boards", "table-3",
+                 "--remove", "table-2", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["boards"] == ["table-1", "table-3"] and again["kept"] == ["table-1"]
+    assert [n["board"] for n in again["new"]] == ["table-3"] and again["removed"] == ["table-2"]
+    now = {line.split(":")[0]: line for line in passwd.read_text().splitlines()}
+    assert now["table-1"] == first["table-1"] and now["club"] == first["club"]
+    assert "table-2" not in now
+    boards = (root / "etc/cribbage-board/club-boards").read_text().splitlines()
+    assert [b for b in boards if not b.startswith("#")] == ["table-1", "table-3"]
+    assert main(["club", "setup-broker", "--root", str(root), "--reset", "table-1",
+                 "--json"]) == 0
+    reset = json.loads(capsys.readouterr().out)["new"]
+    assert [n["board"] for n in reset] == ["table-1"]
+    assert _login_holds(passwd, "table-1", reset[0]["password"])
+
+
+def test_setup_broker_with_a_certificate_listens_with_tls_and_plainly_on_localhost(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["club", "setup-broker", "--root", str(tmp_path), "--boards", "table-1",
+                 "--certfile", "/etc/mosquitto/certs/club.crt", "--keyfile",
+                 "/etc/mosquitto/certs/club.key"]) == 0
+    assert "broker = \"mqtts://" in capsys.readouterr().out
+    conf = (tmp_path / "etc/mosquitto/conf.d/cribbage-club.conf").read_text()
+    assert "listener 8883\ncertfile /etc/mosquitto/certs/club.crt\n" \
+           "keyfile /etc/mosquitto/certs/club.key\n" in conf
+    assert "listener 1883 127.0.0.1\nallow_anonymous false\n" in conf
+    assert main(["club", "setup-broker", "--root", str(tmp_path), "--certfile", "x"]) == 2
+    assert "--certfile and --keyfile go together" in capsys.readouterr().err

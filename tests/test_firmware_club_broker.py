@@ -28,6 +28,7 @@ from firmware.club.publisher import ClubPublisher, start_publisher
 from firmware.club.server import ClubServer, create_club_app
 from firmware.club.settings import ClubConfig, parse_broker
 from firmware.store.eventstore import EventStore
+from firmware.store.schema import row_crc
 
 pytestmark = pytest.mark.slow
 
@@ -279,10 +280,11 @@ def test_forged_and_malformed_messages_are_refused_and_change_nothing(
         sid = store_id(path)
         rogue.connect("127.0.0.1", broker.port)
         rogue.loop_start()
-        forged_win = {"v": 1, "board": "table-1", "store": sid, "id": last_id(path) + 1,
-                      "match": 1, "crc": 1, "at": time.time(), "undone": False,
-                      "line": json.dumps({"type": "adjust", "player": "Bob", "points": 5,
-                                          "reason": "forged"})}
+        line = json.dumps({"type": "adjust", "player": "Bob", "points": 5, "reason": "forged"})
+        at, row = time.time(), last_id(path) + 1
+        forged_win = {"v": 1, "board": "table-1", "store": sid, "id": row, "match": 1,
+                      "crc": row_crc(row, 1, at, line), "at": at, "undone": False,
+                      "line": line}
         for payload, where in [
                 (b"{not json", "table-1"),
                 (json.dumps({**forged_win, "board": "table-2"}).encode(), "table-1"),
@@ -371,8 +373,9 @@ def test_the_device_program_publishes_when_its_config_has_a_club_table(
         # The retained "now" message: the live table for any other subscriber.
         import paho.mqtt.subscribe as subscribe
 
-        now = json.loads(subscribe.simple("cribbage/club/table-5/now", hostname="127.0.0.1",
-                                          port=broker.port, retained=True).payload)
+        now = json.loads(subscribe.simple(  # type: ignore[no-untyped-call]
+            "cribbage/club/table-5/now", hostname="127.0.0.1",
+            port=broker.port, retained=True).payload)
         assert (now["board"], now["last_id"], now["next"]) == ("table-5", last_id(path),
                                                                game.next)
         assert now["players"] == list(game.players)

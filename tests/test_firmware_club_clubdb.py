@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.game import Game
 from engine.simulate import simulate_game
 from firmware.club.clubdb import ClubDB, ClubDBError
 from firmware.club.messages import EventMessage
-from firmware.club.outbox import Outbox
+from firmware.club.outbox import Outbox, OutboxRow
 from firmware.store.eventstore import EventStore
+from firmware.store.schema import row_crc
 
 
 def fake_clock(start: float = 1000.0):  # type: ignore[no-untyped-def]
@@ -45,6 +45,12 @@ def rows(path: Path, board: str) -> list[EventMessage]:
         return [EventMessage.of(board, pending.store, r) for r in pending.rows]
     finally:
         outbox.close()
+
+
+def forged(row: EventMessage, **changes: object) -> EventMessage:
+    """``row`` with ``changes``, its checksum made again as anyone can (no secret needed)."""
+    made = dataclasses.replace(row, **changes)  # type: ignore[arg-type]
+    return dataclasses.replace(made, crc=row_crc(made.id, made.match, made.at, made.line))
 
 
 def ingest(db: ClubDB, messages: list[EventMessage]) -> list[str]:
@@ -110,15 +116,15 @@ def test_rows_that_do_not_fold_are_refused_with_the_engines_reason(tmp_path: Pat
     before = db.report()
     # A forged next row: the first play's card laid again.
     first_play = next(json.loads(m.line) for m in sent if '"play"' in m.line)
-    forged = dataclasses.replace(sent[-1], id=13, crc=1, line=json.dumps(first_play))
+    again = forged(sent[-1], id=13, line=json.dumps(first_play))
     with db.batch():
-        outcome = db.ingest(forged)
+        outcome = db.ingest(again)
     assert outcome.status == "refused" and "the engine refuses it" in outcome.reason
     assert "row 13: the engine refuses it" in db.refusals()[-1]["reason"]
-    assert db.last_id(forged.store) == 12 and db.report()["standings"] == before["standings"]
+    assert db.last_id(again.store) == 12 and db.report()["standings"] == before["standings"]
     # A row for an older match once a newer one began is refused too.
-    later = dataclasses.replace(sent[0], id=13, match=2, crc=2)
-    older = dataclasses.replace(sent[1], id=14, match=1, crc=3)
+    later = forged(sent[0], id=13, match=2)
+    older = forged(sent[1], id=14, match=1)
     with db.batch():
         assert db.ingest(later).status == "kept"
         refused = db.ingest(older)
@@ -136,7 +142,9 @@ def test_an_undone_ending_takes_the_game_back_and_its_replay_counts_once(tmp_pat
     store.undo()
     undone = outbox.pending()
     assert [r.undone for r in undone.rows] == [True]  # the undo goes out, nothing else
-    to_message = lambda r: EventMessage.of("t", first.store or "", r)  # noqa: E731
+    def to_message(row: OutboxRow) -> EventMessage:
+        return EventMessage.of("t", first.store or "", row)
+
     ingest(db, [to_message(r) for r in first.rows])
     assert len(db.games()) == 1
     ingest(db, [to_message(r) for r in undone.rows])
@@ -151,19 +159,84 @@ def test_an_undone_ending_takes_the_game_back_and_its_replay_counts_once(tmp_pat
     outbox.close()
 
 
-def test_a_recovered_store_that_rewrote_its_rows_is_refolded(tmp_path: Path,
-                                                             db: ClubDB) -> None:
+def test_rows_that_contradict_what_is_held_are_refused_and_change_nothing(
+        tmp_path: Path, db: ClubDB) -> None:
+    """Issue 51: no board sends these, so each is someone else speaking for it."""
     store = played(tmp_path / "t.sqlite3", seed=6, upto=30)
     sent = rows(store.path, "t")
     ingest(db, sent)
-    # The recovered store kept rows 1-20; the players laid row 21's card again, later.
-    assert Game.replay(m.line for m in sent[:30]).phase != "over"
-    again = dataclasses.replace(sent[20], crc=12345, at=sent[20].at + 60)
+    before = (db.report()["standings"], db.match_lines(sent[0].store, 1))
+    cases = [
+        # A changed row under a held id (its checksum made again: no secret needed).
+        (forged(sent[20], at=sent[20].at + 60), "differs from the row held under its id"),
+        # The checksum not the row's: a new row and a held one.
+        (dataclasses.replace(sent[20], crc=sent[20].crc ^ 1), "checksum mismatch"),
+        (dataclasses.replace(store_next_row(store, sent), crc=1), "checksum mismatch"),
+        # An earlier row undone while later rows are live.
+        (dataclasses.replace(sent[10], undone=True), "undone out of order: row 12 after it"),
+    ]
+    for row, reason in cases:
+        with db.batch():
+            outcome = db.ingest(row)
+        assert outcome.status == "refused" and reason in outcome.reason, outcome
+        assert reason in db.refusals()[-1]["reason"]
+    assert (db.report()["standings"], db.match_lines(sent[0].store, 1)) == before
+    assert db.last_id(sent[0].store) == 30
+    # The newest row undone is what a board does; sent live again it is refused.
+    assert ingest(db, [dataclasses.replace(sent[29], undone=True)]) == ["kept"]
     with db.batch():
-        outcome = db.ingest(again)
-    assert outcome.status == "kept"
-    assert db.last_id(sent[0].store) == 21
-    assert db.match_lines(sent[0].store, 1) == [m.line for m in sent[:21]]
+        again = db.ingest(sent[29])
+    assert again.status == "refused" and "an undo is never taken back" in again.reason
+    assert db.match_lines(sent[0].store, 1) == [m.line for m in sent[:29]]
+
+
+def store_next_row(store: EventStore, sent: list[EventMessage]) -> EventMessage:
+    """The row a board would send next: a legal event, id one past what is held."""
+    events = simulate_game(random.Random(6), ("Ann", "Bob"), {"target": 121})
+    line = json.dumps(events[len(sent)])
+    return forged(sent[-1], id=len(sent) + 1, line=line)
+
+
+def test_an_undo_into_a_finished_match_is_refused(tmp_path: Path, db: ClubDB) -> None:
+    path = tmp_path / "t.sqlite3"
+    store = played(path, seed=4)
+    store.start_match(simulate_game(random.Random(5), ("Cy", "Di"), {"target": 121})[0])
+    sent = rows(path, "t")
+    ingest(db, sent)
+    assert len(db.games()) == 1
+    ending = next(m for m in reversed(sent) if m.match == 1)
+    with db.batch():
+        outcome = db.ingest(dataclasses.replace(ending, undone=True))
+    assert outcome.status == "refused"
+    assert outcome.reason == "undone out of order: its match 1 ended when match 2 began"
+    assert len(db.games()) == 1
+
+
+def test_a_known_board_cannot_write_to_another_boards_store(tmp_path: Path) -> None:
+    db = ClubDB(tmp_path / "club.sqlite3", known_boards=frozenset({"table-1", "table-2"}))
+    try:
+        store = played(tmp_path / "t.sqlite3", seed=4)
+        sent = rows(store.path, "table-1")
+        ingest(db, sent)
+        assert len(db.games()) == 1
+        # table-2's own topic, table-1's store: its newest row undone, checksum and all.
+        hijack = dataclasses.replace(sent[-1], board="table-2", undone=True)
+        with db.batch():
+            outcome = db.ingest(hijack)
+        assert outcome.status == "refused"
+        assert f"store {sent[0].store} belongs to board 'table-1': board 'table-2' cannot" \
+            in outcome.reason
+        assert len(db.games()) == 1 and db.owner(sent[0].store) == "table-1"
+        # A board the club no longer knows (renamed) hands its store on.
+        renamed = ClubDB(tmp_path / "club.sqlite3", known_boards=frozenset({"table-one"}))
+        try:
+            assert ingest(renamed, [dataclasses.replace(m, board="table-one")
+                                    for m in sent]) == ["repeat"] * len(sent)
+            assert renamed.owner(sent[0].store) == "table-one"
+        finally:
+            renamed.close()
+    finally:
+        db.close()
 
 
 def test_rounds_say_which_games_belong_to_them(tmp_path: Path, db: ClubDB) -> None:
@@ -278,7 +351,8 @@ def test_a_store_that_lost_its_first_row_keeps_its_id_and_a_new_store_makes_its_
     assert repaired.recovery is not None and repaired.recovery.lost[0].id == 1
     again = rows(path, "table-one")
     assert {m.store for m in again} == {first[0].store}
-    assert all(m.lost for m in again)  # nothing of the match folds without its new_game
+    # nothing of the match folds without its new_game: lost, or kept set aside (undone)
+    assert all(m.lost or m.undone for m in again)
     repaired.close()
     # The store thrown away and a new one begun beside the damaged copy: its own id.
     for leftover in tmp_path.glob("t.sqlite3*"):
@@ -288,3 +362,26 @@ def test_a_store_that_lost_its_first_row_keeps_its_id_and_a_new_store_makes_its_
         for event in simulate_game(random.Random(12), ("Ann", "Bob"), {"target": 121})[:5]:
             fresh.append(event)
     assert {m.store for m in rows(path, "table-1")} != {first[0].store}
+
+
+def test_undos_of_rows_the_broker_may_have_passed_on_go_newest_first(tmp_path: Path,
+                                                                       db: ClubDB) -> None:
+    """Row 11 reached the server but its acknowledgement never came back; then 11 and 10
+    were undone. The undo of 10 must not reach the server before 11's."""
+    path = tmp_path / "t.sqlite3"
+    store = played(path, seed=4, upto=11)
+    outbox = Outbox(path, board="t")
+    first = outbox.pending(limit=10)
+    outbox.mark_sent(first.rows)
+    eleventh = outbox.pending(limit=10)
+    outbox.mark_attempted(eleventh.rows)  # handed to the broker, never acknowledged
+    sid = first.store or ""
+    ingest(db, [EventMessage.of("t", sid, r) for r in first.rows + eleventh.rows])
+    store.undo()
+    store.undo()
+    again = outbox.pending()
+    assert [(r.id, r.undone) for r in again.rows][:2] == [(11, True), (10, True)]
+    assert set(ingest(db, [EventMessage.of("t", sid, r) for r in again.rows])) <= \
+        {"kept", "repeat"}
+    assert db.match_lines(sid, 1) == list(store.lines)
+    outbox.close()

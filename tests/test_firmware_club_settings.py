@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from firmware.club.messages import EventMessage, MessageError, NowMessage, parse_topic
-from firmware.club.settings import Broker, ClubConfigError, parse_broker
+from firmware.club.settings import (
+    Broker,
+    ClubConfigError,
+    parse_broker,
+    parse_club,
+    read_boards,
+)
 from firmware.device.config import DeviceConfigError, load_device_config
 
 
@@ -33,11 +39,15 @@ def test_bad_broker_urls_are_refused_by_name(url: str, message: str) -> None:
 def test_the_club_table_reaches_the_device_config(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('[club]\nbroker = "mqtt://10.0.0.5:1883"\nboard = "table-7"\n'
-                    'username = "t7"\npassword = "pw"\nca_file = "ca.crt"\n')
+                    'username = "table-7"\npassword = "pw"\n')
     club = load_device_config(path).club
-    assert club is not None and club.board == "table-7" and club.username == "t7"
-    assert club.broker == Broker("10.0.0.5", 1883, True)  # a CA file means TLS
-    assert club.ca_file == tmp_path / "ca.crt"
+    assert club is not None and club.board == "table-7" and club.username == "table-7"
+    assert club.broker == Broker("10.0.0.5", 1883, False)
+    # A CA file means TLS (firmware.device.config checks that it holds a certificate).
+    with_ca = parse_club({"broker": "mqtt://10.0.0.5:1883", "board": "table-7",
+                          "ca_file": "ca.crt"}, base=tmp_path)
+    assert with_ca.broker == Broker("10.0.0.5", 1883, True)
+    assert with_ca.ca_file == tmp_path / "ca.crt"
     assert load_device_config(None).club is None
 
 
@@ -57,6 +67,41 @@ def test_a_bad_club_table_names_file_table_and_key(tmp_path: Path, table: str,
     path.write_text("[club]\n" + table)
     with pytest.raises(DeviceConfigError, match="config.toml: " + message):
         load_device_config(path)
+
+
+def test_the_password_comes_from_a_file_and_is_never_shown(tmp_path: Path) -> None:
+    (tmp_path / "club-pw").write_text("s3cret-pw\n")
+    club = parse_club({"broker": "mqtt://x", "board": "table-7", "username": "table-7",
+                       "password_file": "club-pw"}, base=tmp_path)
+    assert club.password == "s3cret-pw"
+    assert "s3cret" not in repr(club) and "s3cret" not in str(club)
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ({"username": "table-8", "password": "pw"},
+     "username must be the board's name 'table-7', not 'table-8'"),
+    ({"username": "table-7", "password_file": "nope"}, r"password_file '.*nope': no such file"),
+    ({"username": "table-7", "password_file": "empty"}, r"password_file '.*empty' is empty"),
+    ({"username": "table-7", "password": "a", "password_file": "empty"},
+     "give password or password_file, not both"),
+    ({"username": "table-7", "password_file": "a\0b"}, "password_file .* contains a NUL character"),
+])
+def test_credentials_that_cannot_work_are_refused_by_key_and_file(
+        tmp_path: Path, extra: dict[str, str], message: str) -> None:
+    (tmp_path / "empty").write_text("\n")
+    with pytest.raises(ClubConfigError, match=message):
+        parse_club({"broker": "mqtt://x", "board": "table-7", **extra}, base=tmp_path)
+
+
+def test_the_boards_file_names_the_club_and_a_bad_line_by_number(tmp_path: Path) -> None:
+    path = tmp_path / "club-boards"
+    path.write_text("# the club\ntable-1\n\ntable-2  # by the door\n")
+    assert read_boards(path) == frozenset({"table-1", "table-2"})
+    path.write_text("table-1\ntable 2\n")
+    with pytest.raises(ClubConfigError, match=r"club-boards', line 2: board must be a name"):
+        read_boards(path)
+    with pytest.raises(ClubConfigError, match=r"boards file '.*nowhere' cannot be read"):
+        read_boards(tmp_path / "nowhere")
 
 
 def test_event_messages_round_trip_and_forgeries_are_refused() -> None:

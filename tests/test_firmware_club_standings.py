@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from firmware.club.standings import CountedGame, Roster, RosterError, Scoring, standings
+from firmware.club.standings import (
+    CountedGame,
+    PlayerStanding,
+    Roster,
+    RosterError,
+    Scoring,
+    standings,
+)
 
 
 def game(winner: str, scores: tuple[int, int], *, sides: tuple[str, str] = ("Ann", "Bob"),
@@ -17,7 +24,7 @@ def game(winner: str, scores: tuple[int, int], *, sides: tuple[str, str] = ("Ann
                        result, value, scores, results, round_id, 0.0)
 
 
-def by_name(rows: list) -> dict:
+def by_name(rows: list[PlayerStanding]) -> dict[str, PlayerStanding]:
     return {row.name: row for row in rows}
 
 

@@ -9,9 +9,13 @@ with its reason logged and kept in ``refusals``, and changes nothing.
 
 Rows must arrive without gaps (ids are consecutive in a board's store); a row
 past a gap is not kept and ``ingest`` answers with the id to resend from. A row
-that differs from the one kept under its id means the board's store was
-recovered and rewrote its history from there: the kept rows from that id on are
-dropped and the matches they touched are folded again.
+that contradicts what is held is refused the same way, since no board sends one:
+a checksum that is not the row's (``firmware.store.schema.row_crc``), a row that
+differs from the one held under its id (a store's ids are never reused, not even
+those a repair lost), an undone row sent live again, and an undo out of order (a
+board undoes only the newest live row of its newest match). With ``known_boards``
+a store belongs to the board that first published it: another known board's
+rows for it are refused (a board the club no longer knows may have been renamed).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from engine.game import Game
 from engine.records import LogError
 from firmware.club.messages import EventMessage
 from firmware.club.standings import CountedGame, Roster, Scoring, standings
+from firmware.store.schema import row_crc
 from firmware.web.snapshot import side_json
 
 __all__ = ["ClubDB", "Ingested", "ClubDBError", "Round"]
@@ -126,9 +131,10 @@ class ClubDB:
     """One writer (the server's worker thread); readers may open it ``readonly``."""
 
     def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time,
-                 readonly: bool = False) -> None:
+                 readonly: bool = False, known_boards: frozenset[str] | None = None) -> None:
         self.path = Path(path)
         self.clock = clock
+        self.known_boards = known_boards
         if readonly and not self.path.exists():
             raise ClubDBError(f"no club database at {str(self.path)!r}")
         mode = "ro" if readonly else "rwc"
@@ -230,7 +236,28 @@ class ClubDB:
         self._conn.execute("INSERT INTO refusals (at, board, reason) VALUES (?, ?, ?)",
                            (self.clock(), board, reason))
 
+    def owner(self, store: str) -> str | None:
+        """The board a store was last kept under (None: a store not seen yet)."""
+        seen = self._seen.get(store)
+        if seen is not None:
+            return seen[0]
+        found = self._conn.execute("SELECT board FROM boards WHERE store = ?",
+                                   (store,)).fetchone()
+        return None if found is None else str(found[0])
+
+    def foreign(self, store: str, board: str) -> str | None:
+        """Why ``board`` may not speak for ``store`` (None: it may): the store is another
+        board's, and that board is still one of the club's."""
+        owner = self.owner(store)
+        if owner is None or owner == board or self.known_boards is None or \
+                owner not in self.known_boards:
+            return None
+        return f"store {store} belongs to board {owner!r}: board {board!r} cannot write to it"
+
     def _ingest(self, row: EventMessage, touched: set[tuple[str, int]]) -> Ingested:
+        refused = self.foreign(row.store, row.board)
+        if refused is not None:
+            raise _Refused(refused)
         last_id, newest = self._head(row.store)
         outcome = self._place(row, last_id, newest, touched)
         if outcome.status in ("kept", "repeat"):
@@ -242,6 +269,9 @@ class ClubDB:
         conn = self._conn
         if row.lost:
             return self._lose(row, last_id, touched)
+        crc = row_crc(row.id, row.match, row.at, row.line)
+        if crc != row.crc:
+            raise _Refused(f"checksum mismatch: {row.crc} is sent, the row's is {crc}")
         if row.id > last_id:
             if row.id > last_id + 1:
                 return Ingested("gap", f"expected row {last_id + 1}, got {row.id}",
@@ -254,28 +284,35 @@ class ClubDB:
             return Ingested("kept")
         kept = conn.execute("SELECT match, crc, line, undone FROM rows WHERE store = ? AND "
                             "id = ?", (row.store, row.id)).fetchone()
-        if kept is not None and (kept[0], kept[1], kept[2]) == (row.match, row.crc, row.line):
-            if bool(kept[3]) == row.undone:
-                return Ingested("repeat")
-            conn.execute("UPDATE rows SET undone = ? WHERE store = ? AND id = ?",
-                         (int(row.undone), row.store, row.id))
-            touched.add((row.store, row.match))
-            self._refold(row.store, row.match, row.board, touched)
-            return Ingested("kept")
-        # The board's store was recovered and rewrote its history from this row on.
-        gone = {m for (m,) in conn.execute(
-            "SELECT DISTINCT match FROM rows WHERE store = ? AND id >= ?", (row.store, row.id))}
-        conn.execute("DELETE FROM rows WHERE store = ? AND id >= ?", (row.store, row.id))
-        self._heads.pop(row.store, None)
-        self._check_order(row, self._head(row.store)[1])
-        self._insert(row)
-        self._heads[row.store] = (row.id, max(row.match, self._head(row.store)[1] or 0))
-        for match in sorted(gone | {row.match}):
-            touched.add((row.store, match))
-            self._refold(row.store, match, row.board, touched)
-        log.info("club: board %r's store rewrote its rows from id %s (recovered)",
-                 row.board, row.id)
+        if kept is None or kept[3] == 2:
+            raise _Refused("a repair of the board's store lost this id, and a lost id is "
+                           "never used again")
+        if (kept[0], kept[1], kept[2]) != (row.match, row.crc, row.line):
+            raise _Refused("it differs from the row held under its id (a store never "
+                           "rewrites a row)")
+        if bool(kept[3]) == row.undone:
+            return Ingested("repeat")
+        if not row.undone:
+            raise _Refused("it was undone, and an undo is never taken back")
+        self._check_undo(row, newest)
+        conn.execute("UPDATE rows SET undone = 1 WHERE store = ? AND id = ?",
+                     (row.store, row.id))
+        touched.add((row.store, row.match))
+        self._refold(row.store, row.match, row.board, touched)
         return Ingested("kept")
+
+    def _check_undo(self, row: EventMessage, newest: int | None) -> None:
+        """A board undoes only the newest live row of its newest match (``EventStore.undo``),
+        and sends undos newest first."""
+        if newest is not None and row.match != newest:
+            raise _Refused(f"undone out of order: its match {row.match} ended when match "
+                           f"{newest} began")
+        later = self._conn.execute(
+            "SELECT min(id) FROM rows WHERE store = ? AND match = ? AND id > ? AND undone = 0",
+            (row.store, row.match, row.id)).fetchone()[0]
+        if later is not None:
+            raise _Refused(f"undone out of order: row {later} after it is live (a board "
+                           "undoes its newest row first)")
 
     def _lose(self, row: EventMessage, last_id: int, touched: set[tuple[str, int]]
               ) -> Ingested:

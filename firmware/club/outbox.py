@@ -10,6 +10,10 @@ loop's commits rarely meet this module's write lock; a cursor lost to a crash on
 sends those rows again, which the consumer drops. It opens its own connection, so
 the loop's store is untouched.
 
+Undos go out newest first, before new rows, and cover every row the broker may have
+passed on (``mark_attempted``), acknowledged or not: the club server takes an undo
+only of the newest live row it holds, as the board's store undoes.
+
 The store's id on the wire is made once, from the board's name and the store's
 first row, and kept here, so renaming the board later changes nothing. A recovered
 store (``firmware.store.eventstore``) is copied without these tables: it takes the id again
@@ -90,6 +94,7 @@ class Outbox:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._ready = False
         self._sent = 0
+        self._attempted = 0  # the newest row published, acknowledged or not
         self._store: str | None = None
         self._version: int | None = None
 
@@ -120,6 +125,7 @@ class Outbox:
             conn.execute(statement)
         found = conn.execute("SELECT value FROM club_outbox WHERE key = 'sent'").fetchone()
         self._sent = self._written_sent = int(found[0]) if found else 0
+        self._attempted = self._sent
         self._undone_sent = {i for (i,) in conn.execute("SELECT id FROM club_undone_sent")}
         self._ready = True
         return True
@@ -169,9 +175,21 @@ class Outbox:
         return bool(self._conn.execute(
             "SELECT 1 FROM sqlite_master WHERE name = 'lost'").fetchall())
 
+    def store(self) -> str | None:
+        """The store's id on the wire (None until the store has a row)."""
+        if not self._prepare():
+            return None
+        if self._store is None:
+            self._store = self._store_id()
+        return self._store
+
+    def last_id(self) -> int:
+        return int(self._conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0])
+
     def rewind(self, start: int) -> None:
-        """Publishes again from row ``start`` (the club server asked for it)."""
+        """Publishes again from row ``start`` (the club server asked for it: it lacks them)."""
         self._sent = min(self._sent, max(start - 1, 0))
+        self._attempted = min(self._attempted, max(start - 1, 0))
         self._undone_sent = {i for i in self._undone_sent if i < start}
         self._unwritten = {i for i in self._unwritten if i < start}
         if self._ready:
@@ -188,7 +206,8 @@ class Outbox:
         try:
             undone = [r for r in conn.execute(
                 "SELECT id, match, crc, at, line, undone_at FROM events "
-                "WHERE undone_at IS NOT NULL AND id <= ? ORDER BY id DESC", (self._sent,))
+                "WHERE undone_at IS NOT NULL AND id <= ? ORDER BY id DESC",
+                (max(self._sent, self._attempted),))
                 if r[0] not in self._undone_sent]
             new = conn.execute(
                 "SELECT id, match, crc, at, line, undone_at FROM events WHERE id > ? "
@@ -219,6 +238,11 @@ class Outbox:
                 match = 0
             out.append(OutboxRow(event_id, match, 0, float(at), "", True, lost=True))
         return out
+
+    def mark_attempted(self, rows: tuple[OutboxRow, ...]) -> None:
+        """Records rows handed to the broker, which may pass them on unacknowledged."""
+        if rows:
+            self._attempted = max(self._attempted, max(r.id for r in rows))
 
     def mark_sent(self, rows: tuple[OutboxRow, ...]) -> None:
         """Records rows the broker acknowledged (all of one ``pending`` batch); written to

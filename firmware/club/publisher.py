@@ -7,6 +7,10 @@ QoS 1 in store order and count as sent only once the broker has acknowledged eac
 (``firmware.club.outbox``); until then they are read again and sent again, which
 the club server de-duplicates by (store, id). After each change the retained
 ``now`` message carries the table.
+
+Resend requests are answered at most once every ``resend_every_s`` (those meanwhile
+are merged into one, from the earliest row), and only for this board's own store,
+so a stream of requests, forged or not, republishes the store at most once a window.
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ class ClubPublisher:
 
     def __init__(self, store_path: Path, config: ClubConfig, *, poll_s: float = 0.1,
                  ack_timeout_s: float = 5.0, batch: int = 500, reconnect_max_s: int = 10,
+                 resend_every_s: float = 5.0,
                  client_factory: Callable[..., Any] = make_client) -> None:
         self.store_path, self.config = Path(store_path), config
         self.poll_s, self.ack_timeout_s, self.batch = poll_s, ack_timeout_s, batch
@@ -73,7 +78,12 @@ class ClubPublisher:
         self._connected = threading.Event()
         self._lock = threading.Lock()
         self._progress = threading.Condition()
-        self._rewind: int | None = None
+        self.resend_every_s = resend_every_s
+        self._rewinds: dict[str, int] = {}  # store -> the earliest row asked for
+        self._rewound_at = -float("inf")
+        self.resends_answered = 0
+        self.resends_ignored = 0
+        self._store: str | None = None  # this board's store id, once the outbox has made it
         self._need_now = True
         self._thread: threading.Thread | None = None
         self._client: Any = None
@@ -170,11 +180,18 @@ class ClubPublisher:
         try:
             asked = ResendMessage.parse(message.payload)
         except MessageError as exc:
+            self.resends_ignored += 1
             log.warning("club: refused a resend request: %s", exc)
             return
+        mine = self._store
+        if mine is not None and asked.store != mine:
+            self.resends_ignored += 1
+            log.warning("club: ignored a resend request for store %s (this board's is %s)",
+                        asked.store, mine)
+            return
         with self._lock:
-            self._rewind = asked.start if self._rewind is None else min(self._rewind,
-                                                                        asked.start)
+            self._rewinds[asked.store] = min(self._rewinds.get(asked.store, asked.start),
+                                             asked.start)
         self._wake.set()
 
     # -- the publishing thread ----------------------------------------------------------------
@@ -207,8 +224,8 @@ class ClubPublisher:
 
     def _pass(self, outbox: Outbox) -> bool:
         """Publishes one batch; True when more is waiting."""
+        rewind = self._take_rewind(outbox)
         with self._lock:
-            rewind, self._rewind = self._rewind, None
             need_now, self._need_now = self._need_now, False
         outbox.persist_if_due()
         if rewind is not None:
@@ -218,7 +235,8 @@ class ClubPublisher:
         pending = outbox.pending(limit=self.batch)
         if pending.store is None:
             return False
-        if pending.rows and not self._send(pending.store, pending.rows):
+        self._store = pending.store
+        if pending.rows and not self._send(pending.store, pending.rows, outbox):
             with self._lock:
                 self._need_now = True
             return False
@@ -231,11 +249,32 @@ class ClubPublisher:
             self._send_now(outbox, pending.store, pending.last_id)
         return pending.more
 
-    def _send(self, store: str, rows: tuple[OutboxRow, ...]) -> bool:
+    def _take_rewind(self, outbox: Outbox) -> int | None:
+        """The row to publish again from, if a request for this store is due."""
+        now = time.monotonic()
+        with self._lock:
+            if not self._rewinds or now - self._rewound_at < self.resend_every_s:
+                return None
+            rewinds, self._rewinds = self._rewinds, {}
+        mine = self._store = outbox.store()
+        start = rewinds.pop(mine, None) if mine is not None else None
+        for store in rewinds:
+            self.resends_ignored += 1
+            log.warning("club: ignored a resend request for store %s (this board's is %s)",
+                        store, mine)
+        if start is None or start > outbox.last_id():
+            return None
+        self._rewound_at = now
+        self.resends_answered += 1
+        log.info("club: publishing again from row %d, as asked", start)
+        return start
+
+    def _send(self, store: str, rows: tuple[OutboxRow, ...], outbox: Outbox) -> bool:
         client, board = self._client, self.config.board
         where = self._topic("event")
         infos = [client.publish(where, EventMessage.of(board, store, r).payload(), qos=1)
                  for r in rows]
+        outbox.mark_attempted(rows)
         for info in infos:
             try:
                 info.wait_for_publish(self.ack_timeout_s)

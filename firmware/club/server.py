@@ -10,7 +10,13 @@ The subscription is a persistent MQTT session (``clean_session`` off, a client i
 fixed by the database's path), so the broker keeps the rows that arrive while the
 server is down. Whatever is still missing (a broker restarted without
 persistence) shows as a gap or as a board's ``now`` naming a row the server does
-not have, and the server asks that board to resend from there.
+not have, and the server asks that board to resend from there: at most once every
+``resend_every_s`` per board (requests meanwhile are merged into one, from the
+earliest row), so no stream of messages makes it flood a board with requests.
+
+With ``boards`` (``club serve --boards FILE``, the names ``club setup-broker`` gave
+logins) a message on another board's topic is refused and logged, and a store
+belongs to the board that first published it (``ClubDB.known_boards``).
 """
 
 from __future__ import annotations
@@ -79,17 +85,20 @@ class ClubServer:
     def __init__(self, db_path: Path | str, *, broker: Broker, prefix: str = TOPIC_PREFIX,
                  username: str | None = None, password: str | None = None,
                  ca_file: str | None = None, roster: Roster | None = None,
+                 boards: frozenset[str] | None = None,
                  scoring: Scoring | None = None, clock: Callable[[], float] = time.time,
                  resend_every_s: float = 2.0, reconnect_max_s: int = 10,
                  publish_every_s: float = 0.1,
                  client_factory: Callable[..., Any] = make_client) -> None:
         self.db_path, self.broker, self.prefix = Path(db_path), broker, prefix
         self.roster = roster or Roster()
+        self.boards = boards
         self.scoring = scoring
         self.clock = clock
         self.hub = Hub()
         self.kept = 0
         self.refused = 0
+        self.resends_asked = 0
         self._resend_every_s = resend_every_s
         # Standings are computed at most this often: under a burst of rows, once per
         # burst rather than once per row (each costs a query over every game). The gap
@@ -99,7 +108,8 @@ class ClubServer:
         self._report_cost_s = 0.0
         self._stale = False  # rows kept (or refused, or a round changed) since the standings
         self._published_at = 0.0
-        self._asked: dict[str, tuple[int, float]] = {}
+        self._asked: dict[str, float] = {}     # board -> when it was last asked to resend
+        self._waiting: dict[str, int] = {}     # store -> the row to ask from, once allowed
         self._names: dict[str, str] = {}  # store id -> board name (where to ask for resends)
         self._queue: queue.Queue[_Arrived | _RoundChange | None] = queue.Queue()
         self._stopping = threading.Event()
@@ -117,7 +127,7 @@ class ClubServer:
     # -- life ----------------------------------------------------------------------------------
 
     def start(self) -> None:
-        db = ClubDB(self.db_path, clock=self.clock)
+        db = ClubDB(self.db_path, clock=self.clock, known_boards=self.boards)
         self._db = db
         with db.batch():
             if self.scoring is not None:
@@ -181,6 +191,8 @@ class ClubServer:
             try:
                 if batch:
                     self._handle(batch)
+                if self._waiting:
+                    self._ask_waiting()
                 if self._stale and \
                         time.monotonic() - self._published_at >= self._publish_gap_s():
                     self._publish_standings()
@@ -210,7 +222,9 @@ class ClubServer:
             else:
                 change.done.set_result(found.to_json())
         for store, start in resend.items():
-            self._ask_resend(store, start)
+            self._waiting[store] = min(self._waiting.get(store, start), start)
+        if self._waiting:
+            self._ask_waiting()
         if self.kept != kept or rounds or self.refused != refused:
             self._stale = True
         if rounds:
@@ -219,10 +233,17 @@ class ClubServer:
     def _take(self, db: ClubDB, item: _Arrived, resend: dict[str, int]) -> None:
         try:
             board, kind = parse_topic(self.prefix, item.topic)
+            if kind in ("event", "now") and self.boards is not None and \
+                    board not in self.boards:
+                raise MessageError(f"board {board!r} is not one of the club's boards "
+                                   "(club serve --boards)")
             if kind == "event":
                 row = EventMessage.parse(item.payload, board=board)
             elif kind == "now":
                 now = NowMessage.parse(item.payload, board=board)
+                foreign = db.foreign(now.store, board)
+                if foreign is not None:
+                    raise MessageError(foreign)
                 self._names[now.store] = board
                 if now.last_id > db.last_id(now.store):
                     resend.setdefault(now.store, db.last_id(now.store) + 1)
@@ -233,29 +254,40 @@ class ClubServer:
             self.refused += 1
             db.refuse(item.topic, str(exc))
             return
-        self._names[row.store] = row.board
         done = db.ingest(row)
+        if done.status != "refused":
+            self._names[row.store] = row.board
         if done.status == "kept":
             self.kept += 1
             if resend.get(row.store, row.id + 1) <= row.id:
                 del resend[row.store]  # the rows asked for are coming in
+            if self._waiting.get(row.store, row.id + 1) <= row.id:
+                del self._waiting[row.store]
         elif done.status == "gap" and done.resend_from is not None:
             resend[row.store] = min(resend.get(row.store, done.resend_from), done.resend_from)
         elif done.status == "refused":
             self.refused += 1
 
-    def _ask_resend(self, store: str, start: int) -> None:
+    def _ask_waiting(self) -> None:
+        """Asks each board for what its stores lack, at most once every ``resend_every_s``
+        a board; a store whose rows came in meanwhile is asked nothing."""
+        db = self._db
+        assert db is not None
         now = self.clock()
-        asked = self._asked.get(store)
-        if asked is not None and asked[0] == start and now - asked[1] < self._resend_every_s:
-            return
-        board = self._names.get(store)
-        if board is None:
-            return
-        self._asked[store] = (start, now)
-        log.info("club: asking board %r to resend from row %d", board, start)
-        self._client.publish(topic(self.prefix, board, "resend"),
-                             ResendMessage(store, start).payload(), qos=1)
+        for store, start in list(self._waiting.items()):
+            board = self._names.get(store)
+            if board is None:
+                del self._waiting[store]
+                continue
+            asked = self._asked.get(board)
+            if asked is not None and 0 <= now - asked < self._resend_every_s:
+                continue
+            del self._waiting[store]
+            self._asked[board] = now
+            self.resends_asked += 1
+            log.info("club: asking board %r to resend from row %d", board, start)
+            self._client.publish(topic(self.prefix, board, "resend"),
+                                 ResendMessage(store, start).payload(), qos=1)
 
     def _publish_gap_s(self) -> float:
         return max(self._publish_every_s, 10 * self._report_cost_s)

@@ -3,24 +3,31 @@
 The broker is a URL (``mqtt://host:1883``, or ``mqtts://host:8883`` for TLS) so one
 string says host, port and whether to encrypt; a URL that names a path, a query or
 credentials is refused, because the credentials belong in their own keys.
+
+The club's broker (``cribbage-board club setup-broker``) gives each board a login named
+as the board and lets it write only its own topics, so ``username`` must be ``board``:
+another name would have every row dropped by the broker while the board, at MQTT
+3.1.1, hears each acknowledged. The password comes from ``password`` or, better (the
+config is readable by all), ``password_file``; it is never printed or logged.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 __all__ = ["Broker", "ClubConfig", "ClubConfigError", "parse_broker", "parse_club",
-           "check_board_name", "check_topic_prefix", "TOPIC_PREFIX"]
+           "check_board_name", "check_topic_prefix", "read_boards", "read_secret",
+           "TOPIC_PREFIX"]
 
 TOPIC_PREFIX = "cribbage/club"
 _BOARD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_KEYS = {"broker", "board", "username", "password", "tls", "ca_file", "topic_prefix",
-         "enabled"}
+_KEYS = {"broker", "board", "username", "password", "password_file", "tls", "ca_file",
+         "topic_prefix", "enabled"}
 
 
 class ClubConfigError(ValueError):
@@ -46,7 +53,7 @@ class ClubConfig:
     broker: Broker
     board: str
     username: str | None = None
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)
     ca_file: Path | None = None
     topic_prefix: str = TOPIC_PREFIX
     enabled: bool = True
@@ -93,7 +100,8 @@ def check_topic_prefix(prefix: Any, *, what: str = "topic_prefix") -> str:
 
 
 def parse_club(data: Mapping[str, Any], *, base: Path) -> ClubConfig:
-    """Checks a ``[club]`` table; ``base`` anchors a relative ``ca_file``."""
+    """Checks a ``[club]`` table; ``base`` anchors a relative ``ca_file`` and
+    ``password_file`` (read now: ``run`` and ``doctor`` refuse the same table)."""
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise ClubConfigError(f"unknown key {unknown[0]!r} (known: {', '.join(sorted(_KEYS))})")
@@ -107,19 +115,78 @@ def parse_club(data: Mapping[str, Any], *, base: Path) -> ClubConfig:
     if data.get("tls"):
         broker = Broker(broker.host, broker.port, True)
     values: dict[str, Any] = {}
-    for key in ("username", "password"):
-        if key in data:
-            if not isinstance(data[key], str) or not data[key]:
-                raise ClubConfigError(f"{key} must be a non-empty string, not {data[key]!r}")
-            values[key] = data[key]
+    for key in ("username", "password", "password_file", "ca_file"):
+        if key in data and (not isinstance(data[key], str) or not data[key]):
+            what = "a file name" if key.endswith("_file") else "a non-empty string"
+            raise ClubConfigError(f"{key} must be {what}, not {data[key]!r}")
+    if "password" in data and "password_file" in data:
+        raise ClubConfigError("give password or password_file, not both")
+    if "username" in data:
+        values["username"] = data["username"]
+    if "password" in data:
+        values["password"] = data["password"]
+    elif "password_file" in data:
+        values["password"] = read_secret(_file(base, data["password_file"], "password_file"),
+                                         what="password_file")
     if ("username" in values) != ("password" in values):
-        raise ClubConfigError("username and password go together: give both or neither")
+        raise ClubConfigError("username and password go together (password or "
+                              "password_file): give both or neither")
+    board = check_board_name(data["board"])
+    if values.get("username", board) != board:
+        raise ClubConfigError(f"username must be the board's name {board!r}, not "
+                              f"{values['username']!r}: the club's broker lets a board write "
+                              "only its own topics, and drops the rest unheard")
     if "ca_file" in data:
-        if not isinstance(data["ca_file"], str) or not data["ca_file"]:
-            raise ClubConfigError(f"ca_file must be a file name, not {data['ca_file']!r}")
-        values["ca_file"] = base / data["ca_file"]
+        values["ca_file"] = base / data["ca_file"]  # checked by firmware.device.config
         broker = Broker(broker.host, broker.port, True)
     if "topic_prefix" in data:
         values["topic_prefix"] = check_topic_prefix(data["topic_prefix"])
-    return ClubConfig(broker=broker, board=check_board_name(data["board"]),
-                      enabled=data.get("enabled", True), **values)
+    return ClubConfig(broker=broker, board=board, enabled=data.get("enabled", True), **values)
+
+
+def _file(base: Path, name: str, key: str) -> Path:
+    """``base / name``, which must be a readable file; the error names the key and the path."""
+    if "\0" in name:
+        raise ClubConfigError(f"{key} {name!r} contains a NUL character, which no file name "
+                              "may hold")
+    path = base / name
+    try:
+        found = path.is_file()
+    except OSError as exc:
+        raise ClubConfigError(f"{key} {str(path)!r}: {exc.strerror or exc}") from None
+    if not found:
+        raise ClubConfigError(f"{key} {str(path)!r}: no such file")
+    return path
+
+
+def read_secret(path: Path, *, what: str) -> str:
+    """A password kept in a file (its first line); the error names ``what`` and the file,
+    never the content."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ClubConfigError(f"{what} {str(path)!r} cannot be read: "
+                              f"{getattr(exc, 'strerror', None) or type(exc).__name__}") from None
+    secret = text.splitlines()[0].strip() if text.strip() else ""
+    if not secret:
+        raise ClubConfigError(f"{what} {str(path)!r} is empty")
+    return secret
+
+
+def read_boards(path: Path) -> frozenset[str]:
+    """The club's boards, one name a line (``#`` starts a comment): ``club serve --boards``,
+    as ``club setup-broker`` writes it. Errors name the file and the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ClubConfigError(f"boards file {str(path)!r} cannot be read: "
+                              f"{getattr(exc, 'strerror', None) or type(exc).__name__}") from None
+    names = set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        name = line.split("#", 1)[0].strip()
+        if name:
+            try:
+                names.add(check_board_name(name))
+            except ClubConfigError as exc:
+                raise ClubConfigError(f"{str(path)!r}, line {number}: {exc}") from None
+    return frozenset(names)

@@ -33,6 +33,9 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--password-file", type=Path)
     serve.add_argument("--ca-file", type=Path, help="the broker's CA certificate (TLS)")
     serve.add_argument("--roster", type=Path, help="TOML: players = [...], [aliases]")
+    serve.add_argument("--boards", type=Path,
+                       help="the club's boards, one name a line (club setup-broker writes "
+                            "it): messages of any other board are refused")
     serve.add_argument("--win", type=int, default=None, help="tournament points for a win (2)")
     serve.add_argument("--skunk", type=int, default=None, help="... for a skunk (3)")
     serve.add_argument("--double-skunk", type=int, default=None,
@@ -56,6 +59,30 @@ def register(subparsers: Any) -> None:
     rounds.add_argument("--db", type=Path, required=True)
     rounds.add_argument("--json", action="store_true", help="print one JSON object")
     rounds.set_defaults(handler=run_round)
+
+    setup = sub.add_parser(
+        "setup-broker", help="write Mosquitto's config, a login per board and the ACL "
+                             "(install.sh --with-club=BOARD,... runs it); prints new logins")
+    setup.add_argument("--boards", nargs="*", default=[], metavar="NAME",
+                       help="boards to add (names, or NAME,NAME,...); kept ones stay")
+    setup.add_argument("--remove", nargs="*", default=[], metavar="NAME",
+                       help="boards to drop")
+    setup.add_argument("--reset", nargs="*", default=[], metavar="NAME",
+                       help="boards to give a new password (a lost one)")
+    setup.add_argument("--server-user", default="club", help="the club server's login")
+    setup.add_argument("--prefix", default=None, help="topic prefix (default cribbage/club)")
+    setup.add_argument("--listen", metavar="[HOST:]PORT",
+                       help="where the broker listens (default all addresses, 1883; 8883 "
+                            "with TLS and 1883 on localhost for the server)")
+    setup.add_argument("--certfile", type=Path, help="the broker's TLS certificate")
+    setup.add_argument("--keyfile", type=Path, help="... and its key")
+    setup.add_argument("--cafile", type=Path, help="... and its CA (client checks)")
+    setup.add_argument("--root", type=Path, default=Path("/"),
+                       help="place the files under this folder (install.sh --root)")
+    setup.add_argument("--group", help="the group that may read the server's password "
+                                       "(the club server's user)")
+    setup.add_argument("--json", action="store_true", help="print one JSON object")
+    setup.set_defaults(handler=run_setup_broker)
 
     publish = sub.add_parser("publish", help="publish a board's store to the broker of a "
                                              "config's [club] table, then exit")
@@ -95,7 +122,14 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from firmware.club.server import ClubServer, serve_club
-    from firmware.club.settings import TOPIC_PREFIX, check_topic_prefix, parse_broker
+    from firmware.club.settings import (
+        TOPIC_PREFIX,
+        ClubConfigError,
+        check_topic_prefix,
+        parse_broker,
+        read_boards,
+        read_secret,
+    )
     from firmware.device.notify import Notifier
     from firmware.web.pins import is_pin
 
@@ -106,18 +140,22 @@ def _serve(args: argparse.Namespace) -> int:
         raise UsageError(f"--pin must be 4 to 8 digits, not {args.pin!r}")
     prefix = check_topic_prefix(args.prefix, what="--prefix") if args.prefix else TOPIC_PREFIX
     password = None
-    if args.username is not None:
-        if args.password_file is not None:
-            password = args.password_file.read_text(encoding="utf-8").strip()
-        else:
-            password = os.environ.get("CRIBBAGE_CLUB_PASSWORD")
-        if not password:
-            raise UsageError("--username needs a password: --password-file FILE or "
-                             "$CRIBBAGE_CLUB_PASSWORD")
+    try:
+        if args.username is not None:
+            if args.password_file is not None:
+                password = read_secret(args.password_file, what="--password-file")
+            else:
+                password = os.environ.get("CRIBBAGE_CLUB_PASSWORD")
+            if not password:
+                raise UsageError("--username needs a password: --password-file FILE or "
+                                 "$CRIBBAGE_CLUB_PASSWORD")
+        boards = None if args.boards is None else read_boards(args.boards)
+    except ClubConfigError as exc:
+        raise UsageError(str(exc)) from None
     server = ClubServer(args.db, broker=broker, prefix=prefix,
                         username=args.username, password=password,
                         ca_file=None if args.ca_file is None else str(args.ca_file),
-                        roster=_roster(args.roster), scoring=_scoring(args))
+                        roster=_roster(args.roster), scoring=_scoring(args), boards=boards)
     notifier = Notifier()
     stop = threading.Event()
     previous = {s: signal.signal(s, lambda *_: stop.set())
@@ -128,6 +166,10 @@ def _serve(args: argparse.Namespace) -> int:
         web = serve_club(server, host=args.host, port=args.port, pin=args.pin)
         said = f"standings at {' or '.join(web.urls())}"
         print(f"club server: {args.db} from {broker}; {said}", flush=True)
+        if boards is None:
+            print("club server: no --boards: every board on the broker counts", flush=True)
+        else:
+            print(f"club server: {len(boards)} boards known: others are refused", flush=True)
         notifier.ready(said)  # systemd (systemd/cribbage-club.service): the page is up
         stop.wait(args.max_seconds)
     finally:
@@ -200,6 +242,39 @@ def run_round(args: argparse.Namespace) -> int:
         print_json(found.to_json())
     else:
         print(f"{found.name} {'started' if args.action == 'start' else 'closed'}")
+    return 0
+
+
+def run_setup_broker(args: argparse.Namespace) -> int:
+    from firmware.club.brokersetup import BrokerPlan, describe_result, setup_broker
+    from firmware.club.settings import TOPIC_PREFIX, ClubConfigError
+
+    def names(values: list[str]) -> tuple[str, ...]:
+        return tuple(n for value in values for n in value.split(",") if n)
+
+    listen = None
+    if args.listen:
+        host, _, port = args.listen.rpartition(":")
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            raise UsageError(f"--listen must be [HOST:]PORT, not {args.listen!r}")
+        listen = (host, int(port))
+    plan = BrokerPlan(boards=names(args.boards), remove=names(args.remove),
+                      reset=names(args.reset), server_user=args.server_user,
+                      prefix=args.prefix or TOPIC_PREFIX, listen=listen,
+                      certfile=args.certfile, keyfile=args.keyfile, cafile=args.cafile,
+                      root=args.root, group=args.group)
+    try:
+        result = setup_broker(plan)
+    except ClubConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if args.json:
+        print_json({"boards": list(result.boards),
+                    "new": [{"board": b, "password": p} for b, p in result.new],
+                    "kept": list(result.kept), "removed": list(result.removed),
+                    "server_user": result.server_user, "url": result.url,
+                    "files": [str(f) for f in result.files], "notes": list(result.notes)})
+    else:
+        print(describe_result(result))
     return 0
 
 

@@ -1,0 +1,195 @@
+"""Issue 51: nobody but a real board counts, through a real Mosquitto on loopback.
+
+The broker is set up by ``club setup-broker`` itself (a login per board, the ACL, no
+anonymous clients), so a forger is stopped at the broker; the server, given the
+club's boards, refuses what an open broker lets through; a board answers a storm of
+resend requests once. Whatever is forged, the standings stay the engine's replay of
+every real board's log.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clubforger import forged_game, hang_up, publish_all, refused, rogue, secured_broker, undo_of
+from mqttbroker import MosquittoBroker, wait_until
+from test_firmware_club_broker import (
+    caught_up,
+    engine_games,
+    fresh_store,
+    game_events,
+    last_id,
+    report,
+    server_games,
+    store_id,
+)
+
+from firmware.club.publisher import ClubPublisher
+from firmware.club.server import ClubServer
+from firmware.club.settings import ClubConfig, parse_broker, read_boards
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass
+class Club:
+    broker: MosquittoBroker
+    passwords: dict[str, str]   # board -> password, as setup-broker printed them
+    server_password: str
+    boards: frozenset[str]
+
+
+@pytest.fixture
+def club(tmp_path: Path) -> Iterator[Club]:
+    """A broker configured by ``setup_broker`` for table-1 and table-2 (its files' paths
+    pointed at the test's root)."""
+    secured = secured_broker(tmp_path, ("table-1", "table-2"))
+    secured.broker.start()
+    yield Club(secured.broker, secured.passwords, secured.server_password,
+               read_boards(secured.etc / "club-boards"))
+    secured.broker.stop()
+
+
+def counted(server: ClubServer, path: Path) -> None:
+    """The standings hold exactly the engine's replay of the real board's log."""
+    assert server_games(server, store_id(path)) == engine_games(path)
+    assert {g["store"] for g in report(server)["games"]} <= {store_id(path)}
+
+
+def real_board(club: Club, path: Path, board: str = "table-1", **options: Any) -> ClubPublisher:
+    config = ClubConfig(broker=parse_broker(club.broker.url), board=board, username=board,
+                        password=club.passwords[board])
+    found = ClubPublisher(path, config, poll_s=0.02, reconnect_max_s=1, **options)
+    found.start()
+    return found
+
+
+def club_server(club: Club, db: Path, *, boards: frozenset[str] | None) -> ClubServer:
+    server = ClubServer(db, broker=parse_broker(club.broker.url), username="club",
+                        password=club.server_password, boards=boards, reconnect_max_s=1)
+    server.start()
+    wait_until(server.connected.is_set, timeout_s=10, what="the club server to log in")
+    return server
+
+
+def test_the_broker_refuses_forgers_and_the_real_board_still_counts(tmp_path: Path,
+                                                                    club: Club) -> None:
+    server = club_server(club, tmp_path / "club.sqlite3", boards=club.boards)
+    path = tmp_path / "t1.sqlite3"
+    store = fresh_store(path)
+    board = real_board(club, path)
+    events = game_events(21)
+    forgers: list[Any] = []
+    try:
+        for event in events:
+            store.append(event)
+        wait_until(lambda: caught_up(server, path), timeout_s=30, what="table-1's game")
+        counted(server, path)
+        before, kept = report(server)["standings"], server.kept
+        assert kept == last_id(path)
+        # Nobody logs in without a password, or with a guessed one.
+        anonymous = rogue(club.broker)
+        guessed = rogue(club.broker, login=("table-1", "guess"))
+        forgers += [anonymous, guessed]
+        assert refused(anonymous) and refused(guessed)
+        # table-2's owner, logged in: a whole legal game as board t9, the undo of table-1's
+        # game-ending row on table-1's topic, and ten resend requests to table-1.
+        inside = rogue(club.broker, login=("table-2", club.passwords["table-2"]))
+        forgers.append(inside)
+        assert not refused(inside)
+        game = forged_game(tmp_path, "t9", game_events(22))
+        publish_all(inside, "cribbage/club/t9/event", game)
+        publish_all(inside, "cribbage/club/table-1/event", [undo_of(path, 1, "table-1")])
+        resend = json.dumps({"v": 1, "store": store_id(path), "from": 1}).encode()
+        publish_all(inside, "cribbage/club/table-1/resend", [resend] * 10)
+        denied = len(game) + 1 + 10
+        wait_until(lambda: club.broker.denied() >= denied, timeout_s=10,
+                   what="the broker to drop every forged message")
+        # table-2 on its own topic, speaking for table-1's store: the server refuses it.
+        publish_all(inside, "cribbage/club/table-2/event", [undo_of(path, 1, "table-2")])
+        wait_until(lambda: report(server)["refused"], timeout_s=10,
+                   what="the server's refusal on the standings page")
+        reasons = [r["reason"] for r in report(server)["refused"]]
+        assert any("belongs to board 'table-1': board 'table-2' cannot write" in r
+                   for r in reasons)
+        assert board.resends_answered == 0 and board.resends_ignored == 0
+        assert server.kept == kept and server.refused == 1
+        assert report(server)["standings"] == before
+        counted(server, path)
+        assert [b["board"] for b in report(server)["boards"]] == ["table-1"]
+    finally:
+        hang_up(forgers)
+        board.stop()
+        server.stop()
+        store.close()
+
+
+def test_on_an_open_broker_the_server_refuses_what_no_real_board_sends(
+        tmp_path: Path) -> None:
+    """Anyone may publish anything here: the server's own checks are all that stand."""
+    broker = MosquittoBroker(tmp_path)
+    broker.start()
+    db = tmp_path / "club.sqlite3"
+    server = ClubServer(db, broker=parse_broker(broker.url), reconnect_max_s=1,
+                        boards=frozenset({"table-1", "table-2"}))
+    server.start()
+    path = tmp_path / "t1.sqlite3"
+    store = fresh_store(path)
+    config = ClubConfig(broker=parse_broker(broker.url), board="table-1")
+    board = ClubPublisher(path, config, poll_s=0.02, reconnect_max_s=1, resend_every_s=3600)
+    board.start()
+    forger: Any = None
+    try:
+        wait_until(server.connected.is_set, timeout_s=10, what="the server")
+        first = game_events(23)
+        for event in first:
+            store.append(event)
+        second = game_events(24, ("Cy", "Di"))
+        store.start_match(second[0])
+        for event in second[1:10]:
+            store.append(event)
+        wait_until(lambda: caught_up(server, path), timeout_s=30, what="table-1's rows")
+        counted(server, path)
+        before, kept = report(server)["standings"], server.kept
+        forger = rogue(broker)
+        # A whole legal game as t9: every message refused, each logged.
+        game = forged_game(tmp_path, "t9", game_events(25))
+        publish_all(forger, "cribbage/club/t9/event", game)
+        # The first match's game-ending row undone, on table-1's own topic, checksum and all.
+        publish_all(forger, "cribbage/club/table-1/event", [undo_of(path, 1, "table-1")])
+        wait_until(lambda: server.refused >= len(game) + 1 and "out of order" in
+                   report(server)["refused"][-1]["reason"], timeout_s=20,
+                   what="every forged row refused, and the standings page saying so")
+        reasons = [r["reason"] for r in report(server)["refused"]]
+        assert "board 't9' is not one of the club's boards" in reasons[-2]
+        assert "undone out of order: its match 1 ended when match 2 began" in reasons[-1]
+        # Ten resend requests: the board answers the first, merges the rest into a later
+        # one (an hour on), and ignores one for a store it does not have.
+        heard: list[bytes] = []
+        forger.on_message = lambda c, u, m: heard.append(m.payload)
+        forger.subscribe("cribbage/club/table-1/event", qos=1)
+        time.sleep(0.3)  # the subscription in place (a real broker: no clock to move)
+        resend = json.dumps({"v": 1, "store": store_id(path), "from": 1}).encode()
+        publish_all(forger, "cribbage/club/table-1/resend", [resend] * 10)
+        publish_all(forger, "cribbage/club/table-1/resend",
+                    [json.dumps({"v": 1, "store": "0" * 16, "from": 1}).encode()])
+        wait_until(lambda: board.resends_answered == 1 and len(heard) >= last_id(path),
+                   timeout_s=20, what="the one answer")
+        time.sleep(1.0)  # room for any further answer to show (there must be none)
+        assert board.resends_answered == 1 and len(heard) == last_id(path)
+        assert board.resends_ignored == 1
+        assert server.kept == kept and server.refused == len(game) + 1
+        assert report(server)["standings"] == before
+        counted(server, path)
+    finally:
+        hang_up([forger] if forger is not None else [])
+        board.stop()
+        server.stop()
+        store.close()
+        broker.stop()
