@@ -46,10 +46,11 @@ __all__ = [
 EventKind = Literal["press", "long_press", "turn"]
 
 #: While a held button waits for CONFIRM, these buttons choose another action instead:
-#: hold UNDO, then GO for a misdeal or MUGGINS to correct the last card read. GO and
-#: MUGGINS keep no long press of their own, so a plain press acts at once.
+#: hold UNDO, then GO for a misdeal, MUGGINS to correct the last card read, or UNDO again
+#: to adjust a score by hand. GO and MUGGINS keep no long press of their own, so a plain
+#: press acts at once.
 HELD_CHOICES: Mapping[str, Mapping[str, str]] = {
-    "new_game": {"go": "misdeal", "muggins": "correct"},
+    "new_game": {"go": "misdeal", "muggins": "correct", "undo": "adjust"},
 }
 
 #: The buttons the game knows, in the order they sit on the panel.
@@ -453,8 +454,8 @@ class Controls:
     A long press with a meaning (hold UNDO: ``new_game``) is not done at
     once: it returns ``ask_confirm`` and waits ``confirm_timeout_s`` for
     CONFIRM; a button ``choices`` names for it (default ``HELD_CHOICES``: after holding
-    UNDO, GO is a misdeal and MUGGINS a correction) does that instead, and any other
-    button cancels it. Turning the dial sets a claim
+    UNDO, GO is a misdeal, MUGGINS a correction and UNDO a score adjusted by hand) does
+    that instead, and any other button cancels it. Turning the dial sets a claim
     (0..``max_value``) that CONFIRM then sends as ``claim``.
     """
 

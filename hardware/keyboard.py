@@ -34,7 +34,7 @@ HELD_KEYS: Mapping[str, str] = {"U": "undo"}
 def keyboard_help() -> str:
     """The keys, as ``run`` and ``demo`` print them."""
     return ("keys: g GO, m MUGGINS, u UNDO, c CONFIRM; hold u (or press U) to hold UNDO: "
-            "then c for a new match, g for a misdeal, m to correct a card")
+            "then c for a new match, g for a misdeal, m to correct a card, u to adjust a score")
 
 
 class KeyLogic:

@@ -3,44 +3,40 @@
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
+from typing import Any
 
 import pytest
+from storekit import Logs, play_two_matches, two_match_logs
 
 from engine.game import Game
-from engine.simulate import simulate_game, simulate_match
 from firmware.commands.cli import main
 from firmware.store.eventstore import EventStore
 
 
 @pytest.fixture(scope="module")
-def logs() -> tuple[list[dict], list[dict]]:
-    return (simulate_match(random.Random(3), ["Ann", "Bob"], games=2),
-            simulate_game(random.Random(8), ["Cat", "Dan", "Eve"]))
+def logs() -> Logs:
+    return two_match_logs()
 
 
 @pytest.fixture
-def store_path(tmp_path: Path, logs) -> Path:
-    first, second = logs
+def store_path(tmp_path: Path, logs: Logs) -> Path:
     path = tmp_path / "events.sqlite3"
     with EventStore.open(path) as store:
-        for event in first:
-            store.append(event)
-        store.start_match(second[0])
-        for event in second[1:20]:
-            store.append(event)
+        play_two_matches(store, logs)
     return path
 
 
-def history_json(path: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+def history_json(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     assert main(["history", "--store", str(path), "--json"]) == 0
     out = capsys.readouterr().out
     assert out.count("\n") == 1
-    return json.loads(out)
+    found: dict[str, Any] = json.loads(out)
+    return found
 
 
-def test_json_lists_each_match_and_the_current_game(store_path: Path, logs, capsys) -> None:
+def test_json_lists_each_match_and_the_current_game(store_path: Path, logs: Logs,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     first, second = logs
     report = history_json(store_path, capsys)
     expected = Game.replay(first)
@@ -58,8 +54,8 @@ def test_json_lists_each_match_and_the_current_game(store_path: Path, logs, caps
     assert current["standing"]["points"] == {"Cat": 0, "Dan": 0, "Eve": 0}
 
 
-def test_a_second_game_keeps_the_match_id_and_shows_the_standing(tmp_path: Path, logs,
-                                                                 capsys) -> None:
+def test_a_second_game_keeps_the_match_id_and_shows_the_standing(
+        tmp_path: Path, logs: Logs, capsys: pytest.CaptureFixture[str]) -> None:
     first, _ = logs
     path = tmp_path / "events.sqlite3"
     game = Game.replay(first)
@@ -81,7 +77,8 @@ def test_a_second_game_keeps_the_match_id_and_shows_the_standing(tmp_path: Path,
     assert "double_skunk" not in out
 
 
-def test_text_names_winners_and_match_points(store_path: Path, logs, capsys) -> None:
+def test_text_names_winners_and_match_points(store_path: Path, logs: Logs,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["history", "--store", str(store_path)]) == 0
     out = capsys.readouterr().out
     winner = Game.replay(logs[0]).match[0].winner
@@ -90,19 +87,22 @@ def test_text_names_winners_and_match_points(store_path: Path, logs, capsys) -> 
     assert "match points: " in out and "current game (match 2): Cat " in out
 
 
-def test_an_empty_store_has_no_matches(tmp_path: Path, capsys) -> None:
+def test_an_empty_store_has_no_matches(tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
     EventStore.open(tmp_path / "e.db").close()
     assert history_json(tmp_path / "e.db", capsys) == \
         {"store": str(tmp_path / "e.db"), "matches": [], "current": None}
 
 
-def test_a_missing_store_exits_2_with_one_line(tmp_path: Path, capsys) -> None:
+def test_a_missing_store_exits_2_with_one_line(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["history", "--store", str(tmp_path / "none.db")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no event store at" in err
 
 
-def test_a_damaged_store_is_reported_not_repaired(tmp_path: Path, capsys) -> None:
+def test_a_damaged_store_is_reported_not_repaired(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "e.db"
     path.write_bytes(b"garbage" * 1000)
     assert main(["history", "--store", str(path)]) == 2
@@ -110,7 +110,8 @@ def test_a_damaged_store_is_reported_not_repaired(tmp_path: Path, capsys) -> Non
     assert path.read_bytes() == b"garbage" * 1000 and not list(tmp_path.glob("*.damaged-*"))
 
 
-def test_default_store_comes_from_the_environment(store_path: Path, monkeypatch, capsys) -> None:
+def test_default_store_comes_from_the_environment(store_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("STATE_DIRECTORY", str(store_path.parent))
     assert main(["history", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["store"] == str(store_path)

@@ -262,7 +262,8 @@ def test_go_button_sends_go_for_the_player_whose_turn_it_is() -> None:
         table.lay(card, who)
     said = table.press("go")
     assert table.log[-1] == {"type": "go", "player": "Ann"}
-    assert said == [] and table.game.turn == "Bob"  # Bob plays on; the go point comes later
+    # Bob plays on; the go point comes later, and the table hears that this go scored nothing.
+    assert texts(said) == ["Ann: go, no points"] and table.game.turn == "Bob"
 
 
 def test_go_outside_the_play_is_feedback_not_an_event() -> None:

@@ -53,7 +53,8 @@ def test_a_misdeal_is_redealt_by_the_same_dealer_and_said() -> None:
     table.lay("3D", "starter")
     said = table.press("misdeal")
     assert [f.kind for f in said] == ["flash"]
-    assert "a misdeal is called after the deal and before the cut" in said[0].text
+    assert said[0].text.startswith("no misdeal now: it is called after a deal and before its "
+                                   "starter is cut; now Bob to lead")
 
 
 def test_match_point_and_the_match_winner_are_announced() -> None:

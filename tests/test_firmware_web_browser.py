@@ -24,11 +24,10 @@ if not CHROMIUM.exists():
     pytest.skip("no /usr/bin/chromium (apt install chromium)", allow_module_level=True)
 
 from test_vision_focus import blurred, scene  # noqa: E402
-from webrig import PIN, Device  # noqa: E402
+from webrig import PIN, Device, served  # noqa: E402
 
 from engine.simulate import simulate_game  # noqa: E402
 from firmware.demo.scripted_table import Step, table_script  # noqa: E402
-from firmware.web.server import WebServer, create_app  # noqa: E402
 from vision.recognise.focus import FocusMeter  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -54,14 +53,8 @@ class Shots:
 @pytest.fixture
 def table(tmp_path: Path) -> Iterator[tuple[Device, str]]:
     device = Device(tmp_path / "events.sqlite3", ("Player 1", "Player 2"), tracks=2)
-    device.start()
-    device.run_thread()
-    server = WebServer(create_app(device.hub, pin=PIN), host="127.0.0.1", port=0,
-                       hub=device.hub)
-    server.start()
-    yield device, f"http://127.0.0.1:{server.port}/"
-    server.stop()
-    device.close()
+    with served(device) as url:
+        yield device, url
 
 
 def last(device: Device) -> dict[str, Any]:
@@ -84,6 +77,10 @@ def test_a_game_on_the_phone_page(table: tuple[Device, str], page: Any, tmp_path
     page.locator("[data-seat='1']").fill("Bob")
     page.locator("input[name=target][value='61']").check()
     page.locator("#start-match").click()
+    expect(page.locator("#confirm-dialog")).to_be_visible()  # asked, then the PIN
+    expect(page.locator("#confirm-text")).to_contain_text("Nothing has been scored in the "
+                                                          "open match yet.")
+    page.locator("#confirm-ok").click()
     expect(page.locator("#pin-dialog")).to_be_visible()
     page.locator("#pin").fill("0000")
     page.locator("#pin-ok").click()
@@ -187,3 +184,84 @@ class Lens:
     def __call__(self, frame: Any) -> list[Any]:
         self.focus(self.image)
         return []
+
+
+@pytest.fixture
+def stored_table(tmp_path: Path) -> Iterator[tuple[Device, str]]:
+    """Two players with the page reading the store (its downloads)."""
+    path = tmp_path / "events.sqlite3"
+    device = Device(path, ("Ann", "Bob"), tracks=2)
+    with served(device, store_path=path) as url:
+        yield device, url
+
+
+def test_every_deal_misdeal_adjust_download_and_a_new_match_asked(
+        stored_table: tuple[Device, str], page: Any, tmp_path: Path) -> None:
+    device, url = stored_table
+    shots = Shots(tmp_path)
+    page.goto(url)
+    expect(page.locator("#link")).to_have_text("live")
+    # An open match (no best_of, no first_to): nothing under the match but words.
+    expect(page.locator("#match")).to_contain_text("No game finished yet.")
+    assert "null" not in page.locator("#match").inner_text()
+    expect(page.locator("#misdeal")).to_be_disabled()  # nobody has dealt yet
+
+    # The first deal played to its crib: the second deal may be a misdeal too.
+    truth = simulate_game(random.Random(8), ("Ann", "Bob"))
+    steps = table_script(truth, rng=random.Random(8))
+    crib = next(i for i, s in enumerate(steps) if s.seen and type(s.seen[0]).__name__ ==
+                "ZoneComplete" and s.seen[0].zone == "crib")
+    device.play(steps[:crib + 1])
+    device.play([Step()] * 3)
+    dealer = device.store.game.turn
+    expect(page.locator("#misdeal")).to_be_enabled()
+    page.locator("#misdeal").click()
+    page.locator("#pin").fill(PIN)
+    page.locator("#pin-ok").click()
+    expect(page.locator("#toast")).to_contain_text(f"misdeal: {dealer} deals again")
+    assert [json.loads(line) for line in device.lines()[-2:]] == [{"type": "deal"},
+                                                                  {"type": "misdeal"}]
+    # The score list: a heading per deal, newest first.
+    heads = page.locator("#scores .deal-head")
+    expect(heads.first).to_have_text(f"Deal 2 · {dealer} deals")
+    expect(heads.last).to_contain_text("Deal 1 · ")
+
+    # A score adjusted by hand: Ann +2, said and listed like every score.
+    page.locator("#adjust-box summary").click()
+    page.locator("#adjust-who").select_option("Ann")
+    page.locator("#adjust-more").click()
+    page.locator("#adjust-more").click()
+    expect(page.locator("#adjust")).to_have_text("Peg 2")
+    page.locator("#adjust").click()
+    expect(page.locator("#toast")).to_contain_text("Ann pegs 2 by hand")
+    assert json.loads(device.lines()[-1]) == {"type": "adjust", "player": "Ann", "points": 2,
+                                              "reason": "by hand"}
+    expect(page.locator("#scores li:not(.deal-head)").first).to_contain_text("Ann · by hand")
+    shots(page, "11-misdeal-adjust-deal-headings")
+
+    # The match's game log, downloaded from the page: what the store holds.
+    with page.expect_download() as waiting:
+        page.locator("#export").click()
+    download = waiting.value
+    saved = tmp_path / download.suggested_filename
+    download.save_as(saved)
+    assert saved.name == "cribbage-match-1.jsonl"
+    assert saved.read_text().splitlines() == device.lines()
+
+    # A new match asks first, saying what becomes of this one; Cancel keeps everything.
+    lines = device.lines()
+    page.locator("#settings-box summary").click()
+    page.locator("#start-match").click()
+    expect(page.locator("#confirm-dialog")).to_be_visible()
+    expect(page.locator("#confirm-text")).to_contain_text(
+        "The open match ends here and stays in the history (0 games finished); the game "
+        "in progress (Ann ")
+    shots(page, "12-new-match-asked")
+    page.locator("#confirm-cancel").click()
+    expect(page.locator("#confirm-dialog")).to_be_hidden()
+    assert device.lines() == lines
+    page.locator("#start-match").click()
+    page.locator("#confirm-ok").click()
+    expect(page.locator("#next")).to_contain_text("the cut for the first deal")
+    assert len(device.lines()) == 1
+    assert all(p.stat().st_size > 10_000 for p in shots.taken)

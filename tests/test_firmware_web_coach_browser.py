@@ -14,9 +14,7 @@ from test_firmware_coach import stored
 
 # Skips this module too where Playwright or Debian's chromium is missing.
 from test_firmware_web_browser import Shots, expect
-from webrig import PIN, Device
-
-from firmware.web.server import WebServer, create_app
+from webrig import PIN, Device, served
 
 pytestmark = pytest.mark.slow
 GAMES = Path(__file__).parent / "games"
@@ -27,14 +25,8 @@ def board(tmp_path: Path) -> Iterator[tuple[Device, str]]:
     lines = (GAMES / "two-players.jsonl").read_text().splitlines()
     path = stored(tmp_path / "events.sqlite3", [lines, DEAL[:-1]])
     device = Device(path)
-    device.start()
-    device.run_thread()
-    server = WebServer(create_app(device.hub, pin=PIN, store_path=path), host="127.0.0.1",
-                       port=0, hub=device.hub)
-    server.start()
-    yield device, f"http://127.0.0.1:{server.port}/"
-    server.stop()
-    device.close()
+    with served(device, store_path=path) as url:
+        yield device, url
 
 
 def test_the_coach_at_phone_size(board: tuple[Device, str], page: Any, tmp_path: Path) -> None:

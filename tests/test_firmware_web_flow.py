@@ -31,7 +31,8 @@ from vision.live.tracker import CardAppeared
 def ask(device: Device, *items: Any, nonce: str, rev: str | None = None) -> Reply:
     """Hands ``items`` to the hub as the page would, lets the loop take one turn, and
     returns the loop's answer."""
-    future = device.hub.submit(items, rev=rev or revision(device.store), nonce=nonce)
+    future = device.hub.submit(items, rev=rev or revision(device.store),
+                               nonce=nonce)
     device.loop.step()
     return future.result(0)
 

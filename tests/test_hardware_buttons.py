@@ -275,11 +275,10 @@ def test_hold_undo_then_confirm_starts_a_new_game() -> None:
 
 
 def test_any_other_button_cancels_the_new_game() -> None:
-    controls = Controls()
+    controls = Controls(choices={})
     controls.handle(ev("undo", "long_press", at=1.0))
     assert controls.handle(ev("undo", at=2.0)) == Action("cancelled", subject="new_game")
     assert controls.handle(ev("confirm", at=2.5)) == Action("confirm")
-    controls = Controls(choices={})
     controls.handle(ev("undo", "long_press", at=1.0))
     assert controls.handle(ev("go", at=2.0)) == Action("cancelled", subject="new_game")
 
@@ -292,6 +291,13 @@ def test_hold_undo_then_go_is_a_misdeal_and_muggins_a_correction() -> None:
     controls.handle(ev("undo", "long_press", at=3.0))
     assert controls.handle(ev("muggins", at=4.0)) == Action("correct")
     assert controls.handle(ev("go", at=5.0)) == Action("go")
+
+
+def test_hold_undo_then_undo_again_adjusts_a_score_by_hand() -> None:
+    controls = Controls()
+    controls.handle(ev("undo", "long_press", at=1.0))
+    assert controls.handle(ev("undo", at=2.0)) == Action("adjust")
+    assert controls.pending is None
 
 
 def test_an_unconfirmed_new_game_expires() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import pkgutil
 import sys
 import textwrap
@@ -100,7 +101,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.handler(args) or 0)
+        code = int(args.handler(args) or 0)
+        sys.stdout.flush()  # here, where a reader gone away is caught, not at exit
+        return code
+    except BrokenPipeError:
+        # The reader stopped reading (`advise ... | head -1`): what it wanted it has. As
+        # Python's signal docs advise, stdout goes to devnull so the flush at exit is quiet.
+        _stdout_to_devnull()
+        return 0
     except (UsageError, ValueError, OSError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         log_line = getattr(exc, "event", None)
@@ -114,6 +122,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+
+
+def _stdout_to_devnull() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test's capture): nothing to flush
+        pass
 
 
 if __name__ == "__main__":

@@ -4,9 +4,11 @@
 default (``--camera vision``) a drawn table films it: ``firmware.demo.camera_table``
 scripts the cut and every deal with the game's true cards, ``vision.drawn.scene``
 draws the frames through a camera model (``vision.drawn.camera_model``: by default
-a Camera Module 3 1.0 m over the table at 1280x720, cards 61x86 px; ``--camera
-ideal`` for the crisp drawing), and the real ``DeviceLoop`` reads them with the real
-recogniser and ``CardTracker``, then the real ``TableFlow``, event store,
+a Camera Module 3 1.0 m over the table at 2304x1296, the example config's ``[camera]
+size``, cards 110x154 px; ``--resolution 1280x720`` for the low-resolution case, ``--camera
+ideal`` for the crisp drawing), and the real ``DeviceLoop`` reads them as ``run`` does
+(``vision.live.reading``: only where the table changed) with the real recogniser and
+``CardTracker``, then the real ``TableFlow``, event store,
 renderer and LED simulator. When the board misses a card the demo's players
 straighten it and, if need be, type it in on the phone page's inputs, and
 the report counts how many cards the camera read and how many went in by
@@ -96,11 +98,13 @@ def register(subparsers: Any) -> None:
                         default="camera-module-3",
                         help="with --camera vision, the camera filming the drawn table: a "
                              "Raspberry Pi Camera Module 3 or a USB webcam sending JPEG")
-    parser.add_argument("--resolution", default="1280x720", metavar="WxH",
-                        help="with --camera vision, the camera's frame size (default 1280x720)")
+    parser.add_argument("--resolution", default="2304x1296", metavar="WxH",
+                        help="with --camera vision, the camera's frame size (default 2304x1296, "
+                             "the example config's [camera] size; 1280x720 for the "
+                             "low-resolution case)")
     parser.add_argument("--camera-height", type=float, default=1.0, metavar="M",
                         help="with --camera vision, the camera's height over the table in "
-                             "metres (default 1.0: cards about 61x86 px at 1280x720)")
+                             "metres (default 1.0: cards about 110x154 px at 2304x1296)")
     parser.add_argument("--frames", type=Path, metavar="DIR",
                         help="with --camera vision, keep camera frames with the cards found "
                              "outlined: each deal's crib and every frame a card was missed in")
@@ -129,7 +133,9 @@ def run(args: argparse.Namespace) -> int:
     from engine.simulate import simulate_game
     from firmware.device.loop import DeviceLoop
     from firmware.store.eventstore import EventStore
+    from firmware.store.files import replace_file
     from firmware.table.flow import ButtonAction, Feedback, TableFlow
+    from firmware.table.words import next_words
     from firmware.web.hub import Hub
     from hardware.keyboard import keyboard_help, keyboard_if_tty
     from hardware.layout import per_side_tracks
@@ -187,6 +193,11 @@ def run(args: argparse.Namespace) -> int:
     strip = SimulatorStrip(layout)
     renderer = Renderer(layout)
     keyboard = keyboard_if_tty(None if args.json or args.quiet else sys.stdin, clock=clock)
+    if args.camera != "scripted" and not args.json and not args.quiet:
+        lens = table.camera_model()
+        print(f"filming a drawn table with {lens['name']} at {lens['resolution'][0]}x"
+              f"{lens['resolution'][1]} (cards {lens['card_px'][0]}x{lens['card_px'][1]} px), "
+              "read as `run` reads: only where the table changed", flush=True)
     with tempfile.TemporaryDirectory(prefix="cribbage-demo-") as scratch, keyboard as keys:
         if keys is not None:
             print(keyboard_help(), flush=True)
@@ -201,6 +212,7 @@ def run(args: argparse.Namespace) -> int:
         flow = TableFlow(players, rules)
         loop = DeviceLoop(store=store, flow=flow, strip=strip, renderer=renderer, clock=clock,
                           source=table.camera, recognise=table.recognise, tracker=table.tracker,
+                          reader=getattr(table, "reader", None),  # run's reading path
                           rng=random.Random(args.seed), on_feedback=tell, hub=hub, panel=keys)
         if store.game.phase == "over":
             loop.feed([ButtonAction("new_game", at=clock())])
@@ -211,10 +223,12 @@ def run(args: argparse.Namespace) -> int:
         pictures: list[str] = []
 
         def picture(name: str) -> None:
-            loop.drain()
+            loop.settle()  # the strip caught up with the store: the pegs are the legend's
             path = args.out / name
-            strip.to_png(path, board_state_from_game(store.game),
-                         title=f"seed {args.seed}: {store.game.next}")
+            # As `board` writes its pictures: replaced whole, the umask's permissions (0644).
+            replace_file(path, strip.picture_bytes(board_state_from_game(store.game),
+                                                   title=f"seed {args.seed}: "
+                                                         f"{next_words(store.game)}"))
             pictures.append(str(path))
 
         began = time.monotonic()

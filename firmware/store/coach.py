@@ -53,11 +53,27 @@ def match_logs(store: EventStore, *, since: float | None = None, until: float | 
 
 def store_stats(store: EventStore, *, player: str | None = None, since: float | None = None,
                 until: float | None = None) -> Stats:
+    if player is not None:
+        player = _stored_name(store, player)
     stats = compute_stats(match_logs(store, since=since, until=until), player=player)
     if player is not None and not any(p.name == player for p in stats.players):
         raise CoachError(f"no games of {player!r} in the store"
                          + (" in that period" if since or until else ""))
     return stats
+
+
+def _stored_name(store: EventStore, given: str) -> str:
+    """The name as the store spells it for ``given`` matched with case and runs of spaces
+    aside, the rule ``firmware.table.names`` holds for every name at the table (this room
+    may import the engine only, so the one line is repeated here); unknown names pass."""
+    def folded(name: str) -> str:
+        return " ".join(name.split()).casefold()
+
+    for match in store.matches():
+        for name in match.players:
+            if folded(name) == folded(given):
+                return name
+    return given
 
 
 def store_review(store: EventStore, match: int | None = None) -> dict[str, Any]:

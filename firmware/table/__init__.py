@@ -1,7 +1,10 @@
 """The table flow: what the players did (cards seen, buttons, the phone page) turned into
 engine events and words for the table.
 
-``flow`` holds ``TableFlow`` and the inputs and outcomes it trades in; ``names`` the one rule
-for player names. It may import the engine and ``vision.live`` (cards and zones), nothing of
-the device, so the page and the tests drive it without a loop.
+``flow`` holds ``TableFlow`` and the inputs and outcomes it trades in; ``alternatives`` the
+game-aware reading of a card the game rules out (the recogniser's runners-up); ``names`` the
+one rule for player names; ``words`` the table's words where the engine's are the log's (what comes
+next, a refusal, the peg that reaches the game hole), shared by the flow, loop and page.
+It may import the engine and ``vision.live`` (cards and zones), nothing of the device, so
+the page and the tests drive it without a loop.
 """

@@ -31,7 +31,9 @@ from engine.game import Game
 from engine.records import LogError, Pegged
 from engine.rules import Rules
 from engine.words import card_words, event_words, points_words, result_words, scores_words
+from firmware.table.alternatives import resolve_play
 from firmware.table.names import player_names
+from firmware.table.words import next_words, pegged_words, refusal_words
 from vision.live.tracker import (
     CameraBack,
     CameraLost,
@@ -44,14 +46,22 @@ from vision.live.zones import CRIB, STARTER
 
 __all__ = [
     "TableFlow", "Outcome", "Feedback", "FeedbackKind", "ButtonAction", "Tick", "UnknownCard",
-    "ManualCard", "ManualSpread", "ManualDiscard", "NewMatch", "CorrectCard", "TableInput",
-    "STARTER", "CRIB", "BUTTON_ACTIONS", "cards_on_table",
+    "ManualCard", "ManualSpread", "ManualDiscard", "NewMatch", "CorrectCard", "AdjustScore",
+    "TableInput", "STARTER", "CRIB", "BUTTON_ACTIONS", "MAX_ADJUST", "cards_on_table",
+    "misdeal_allowed", "open_match_words",
 ]
 
 
 #: What ``ButtonAction.name`` may be: ``hardware.buttons.Action`` names.
 BUTTON_ACTIONS = frozenset({"go", "muggins", "undo", "confirm", "claim", "new_game", "dial",
-                            "ask_confirm", "cancelled", "misdeal", "correct"})
+                            "ask_confirm", "cancelled", "misdeal", "correct", "adjust"})
+
+#: The most one hand adjustment may move a score either way: the best hand is 29, and a
+#: bigger mistake is put right in two steps (or with UNDO), never by one slip of a finger.
+MAX_ADJUST = 29
+
+#: How long the buttons' adjusting (hold UNDO, then UNDO) waits for the next press.
+ADJUST_TIMEOUT_S = 30.0
 
 FeedbackKind = Literal["say", "notice", "flash", "ask", "celebrate"]
 
@@ -166,9 +176,21 @@ class CorrectCard:
     at: float
 
 
+@dataclass(frozen=True, slots=True)
+class AdjustScore:
+    """A score moved by hand (the phone page): ``points`` (plus or minus, at most
+    ``MAX_ADJUST``) pegged for ``player``'s side, for a house rule the board does not know
+    or a peg the players agree on. Stored as the log's ``adjust`` event."""
+
+    player: str
+    points: int
+    at: float
+    reason: str = "by hand"
+
+
 TableInput = (CardAppeared | CardRemoved | ZoneComplete | CardInTwoPlaces | CameraLost
               | CameraBack | ButtonAction | Tick | UnknownCard | ManualCard | ManualSpread
-              | ManualDiscard | NewMatch | CorrectCard)
+              | ManualDiscard | NewMatch | CorrectCard | AdjustScore)
 
 _NOTHING = Outcome()
 
@@ -197,6 +219,43 @@ class _Cut:
 
     contenders: tuple[str, ...]
     cards: dict[str, Card] = field(default_factory=dict)
+
+
+def misdeal_allowed(game: Game) -> bool:
+    """Whether a misdeal may be called now: after any deal and before its starter is cut,
+    which is also before the first starter of the next game (the flow then stores the deal
+    it was called on). Not before the first deal of a match: nobody has dealt yet."""
+    if game.phase == "starter":
+        return True
+    if game.phase == "deal":
+        return game.turn is not None
+    return game.phase == "over" and game.match_winner is None
+
+
+def open_match_words(game: Game) -> str:
+    """What starting a new match does to the one open now, for the question that asks for
+    CONFIRM (the buttons and the phone page say the same)."""
+    if game.phase == "new_game" or not game.sides:
+        return "no match is open"
+    finished = len(game.match)
+    if finished == 0 and not game.points and game.starter is None and game.phase in (
+            "deal", "starter"):
+        return "nothing has been scored in the open match yet"
+    games = f"{finished} game{'s' if finished != 1 else ''} finished"
+    if game.phase == "over":
+        return (f"the open match ends here and stays in the history ({games}, "
+                f"{points_words(game.match_points)})")
+    return (f"the open match ends here and stays in the history ({games}); the game in "
+            f"progress ({scores_words(game.sides)}) is left unfinished and counts for nobody")
+
+
+@dataclass(slots=True)
+class _Adjusting:
+    """The buttons' hand adjustment under way: whose score, by how much, last pressed when."""
+
+    player: str
+    points: int
+    at: float
 
 
 def cards_on_table(game: Game) -> frozenset[Card]:
@@ -244,6 +303,12 @@ class TableFlow:
         # the camera seeing it where it lay, no news, and must not turn the CONFIRM that
         # starts the next game into "the old starter cut again".
         self._resumed: Card | None = None
+        # A score being adjusted with the buttons (hold UNDO, then UNDO).
+        self._adjusting: _Adjusting | None = None
+        # (player, card read) -> the runner-up the game took for it this deal (``_seen``):
+        # the tracker names the reading whenever it sees the card again, in that place only
+        # (the card read lies in its own player's area too).
+        self._read_as: dict[tuple[str, Card], Card] = {}
 
     # -- the events the flow proposes ------------------------------------------------------
 
@@ -266,8 +331,16 @@ class TableFlow:
 
     def handle(self, item: TableInput, game: Game) -> Outcome:
         """Returns what ``item`` means for ``game``; changes only the flow's own memory."""
+        left = _NOTHING
+        if self._adjusting is not None and isinstance(
+                item, CardAppeared | ManualCard | ZoneComplete | ManualSpread | NewMatch):
+            self._adjusting = None  # play goes on: the buttons are GO, MUGGINS, ... again
+            left = _notice("adjusting left: nothing pegged")
+        return left + self._handle(item, game)
+
+    def _handle(self, item: TableInput, game: Game) -> Outcome:
         if isinstance(item, CardAppeared):
-            return self._card(item.card, self._seated(item.zone), game)
+            return self._seen(item, game)
         if isinstance(item, ManualCard):
             # Typed in: the players say what it is, whatever the camera last saw (a cut card
             # it never read is never reported gone; an old starter may be cut again).
@@ -286,7 +359,9 @@ class TableFlow:
                 del self._spreads[zone]
             return _NOTHING
         if isinstance(item, ZoneComplete):
-            return self._spread(self._seated(item.zone), item.cards, item.at, game)
+            zone = self._seated(item.zone)
+            cards = tuple(self._read_as.get((zone or "", card), card) for card in item.cards)
+            return self._spread(zone, cards, item.at, game)
         if isinstance(item, ManualSpread):
             self._lying.difference_update(item.cards)
             return self._spread(item.zone, item.cards, item.at, game, typed=True)
@@ -297,6 +372,8 @@ class TableFlow:
                                     "cards": [str(c) for c in item.cards]},))
         if isinstance(item, CorrectCard):
             return self._correction(item.was, item.card)
+        if isinstance(item, AdjustScore):
+            return self._adjust(item.player, item.points, game, item.reason)
         if isinstance(item, CardInTwoPlaces):
             where = " and ".join(self._place(self._seated(z)) for z in item.zones)
             return Outcome(feedback=(Feedback(
@@ -323,6 +400,8 @@ class TableFlow:
         kind = event["type"]
         out = _NOTHING
         self._offered = None
+        if kind in ("new_game", "deal"):
+            self._read_as.clear()  # runners-up taken are this deal's
         if kind == "new_game":
             self._spreads.clear()
             self._window = None
@@ -350,7 +429,9 @@ class TableFlow:
         out += self._announce(event, pegged, game)
         if game.phase == "over":
             self._window = None
-            out += Outcome(feedback=(Feedback("celebrate", self._result_words(game)),))
+            self._adjusting = None
+            out += Outcome(feedback=(Feedback("celebrate", self._result_words(game)),
+                                     Feedback("notice", next_words(game))))
             if game.match_point:
                 out += _say("match point for " + " and ".join(game.match_point))
         return out + self._due(game, at)  # a hand already spread may count now
@@ -362,9 +443,20 @@ class TableFlow:
             return _flash(f"muggins refused: {error.detail}")
         if kind == "play" and error.rule in ("card_laid_twice", "starter_laid"):
             return _flash(error.detail)
+        if kind == "misdeal":
+            return _flash(f"no misdeal now: it is called after a deal and before its starter "
+                          f"is cut; now {next_words(game)}")
+        detail = refusal_words(error.detail)
         who = event.get("player")
-        prefix = f"{who}: " if isinstance(who, str) and who not in error.detail else ""
-        return _flash(prefix + error.detail)
+        prefix = f"{who}: " if isinstance(who, str) and who not in detail else ""
+        return _flash(prefix + detail)
+
+    def cut_card(self, player: str) -> Card | None:
+        """The card ``player`` has cut for the deal and the flow holds (the store keeps only
+        the deal it decides). The page may not replace it: the store's revision does not
+        change with a cut card, so a second phone that looked before Ann cut would otherwise
+        change who deals; UNDO takes the cut back."""
+        return self._cut.cards.get(player) if self._cut is not None else None
 
     def undone(self, line: str, game: Game) -> Outcome:
         """An event taken back by UNDO."""
@@ -375,9 +467,29 @@ class TableFlow:
             self._cut = _Cut(self.players)
         self._correcting = None
         self._last_card = game.pile[-1] if game.pile else game.starter
-        return _say(f"undone: {event_words(line)}; now {game.next}")
+        return _say(f"undone: {event_words(line)}; now {next_words(game)}")
 
     # -- cards -------------------------------------------------------------------------------
+
+    def _seen(self, item: CardAppeared, game: Game) -> Outcome:
+        """A card the camera read. In a player's area during the play, a reading the game rules
+        out is resolved with the recogniser's runners-up (``firmware.table.alternatives``): a
+        close one the game allows is taken, saying so; else the players are asked. A card
+        seen again where its player laid it is no news, whatever its runners-up."""
+        zone = self._seated(item.zone)
+        taken = self._read_as.get((zone or "", item.card))
+        if taken is not None and zone is not None and taken in game.laid(zone):
+            return _NOTHING  # the card taken for this reading, seen again where it lies
+        if (item.alternatives and game.phase == "play" and zone in self.players
+                and self._correcting is None and item.card not in self._lying
+                and item.card not in game.laid(zone)):
+            choice = resolve_play(item.card, item.confidence, item.alternatives, zone, game)
+            if choice.card is None:
+                return _flash(choice.words)
+            if choice.card != item.card:
+                self._read_as[(zone, item.card)] = choice.card
+                return _notice(choice.words) + self._card(choice.card, zone, game)
+        return self._card(item.card, zone, game)
 
     def _card(self, card: Card, zone: str | None, game: Game, *, typed: bool = False
               ) -> Outcome:
@@ -429,10 +541,13 @@ class TableFlow:
             if phase == "over":  # CONFIRM starts the next game here: it must not take this card
                 return _notice(f"{name} lies in the starter area from the last deal: to cut it "
                                "again for the next game, lift it and lay it again (or type it "
-                               "on the phone); CONFIRM starts the next game")
+                               "on the phone); " + ("CONFIRM starts the next game"
+                                                     if game.match_winner is None
+                                                     else next_words(game)))
             return self._offer(card)
-        if card == self._old_starter and card == game.starter and not typed:
-            return self._offer(card)
+        if card == self._old_starter and not typed and (card == game.starter
+                                                        or phase == "starter"):
+            return self._offer(card)  # after a misdeal too: the deal is stored, no starter
         return self._new_starter(card, game)
 
     def _offer(self, card: Card) -> Outcome:
@@ -450,6 +565,8 @@ class TableFlow:
             return Outcome(events=(starter,))
         if phase == "deal":
             return Outcome(events=({"type": "deal"}, starter))
+        if phase == "over" and game.match_winner is not None:
+            return _flash(f"{name} is not cut yet: {next_words(game)}")
         if phase == "over":
             return self._next_game(game) + Outcome(events=({"type": "deal"}, starter))
         cut = "" if game.starter is None else f" ({card_words(game.starter)})"
@@ -459,7 +576,7 @@ class TableFlow:
     def _waiting(game: Game) -> str:
         """What the table waits for, in the players' words."""
         if game.phase == "over":
-            return "the game is over (lay the next starter or press CONFIRM for the next game)"
+            return next_words(game)
         return f"now {game.next}"
 
     def _cut_card(self, card: Card, zone: str) -> Outcome:
@@ -565,6 +682,10 @@ class TableFlow:
 
     def _button(self, action: ButtonAction, game: Game) -> Outcome:
         name = action.name
+        if self._adjusting is not None:
+            if name in ("go", "muggins", "undo", "dial", "confirm", "claim"):
+                return self._adjusting_button(action, game)
+            self._adjusting = None  # a held button's menu, a misdeal: adjusting is left
         if name == "undo":
             if game.phase in ("new_game",) or (game.phase == "deal" and game.turn is None
                                                 and not game.match):
@@ -575,7 +696,9 @@ class TableFlow:
             self._cut = None
             return Outcome(events=(self.new_game_event(),), fresh_match=True)
         if name == "misdeal":
-            return Outcome(events=({"type": "misdeal"},))
+            return self._misdeal(game)
+        if name == "adjust":
+            return self._start_adjusting(action.at, game)
         if name == "correct":
             if self._last_card is None or game.phase in ("new_game", "over"):
                 return _flash("no card to correct: the board has read none in this game")
@@ -586,8 +709,7 @@ class TableFlow:
             return _notice(f"claim: {action.value}")
         if name == "ask_confirm":
             if action.subject == "new_game":  # hardware.buttons.HELD_CHOICES
-                return _say("press CONFIRM to start a new match, GO for a misdeal, or MUGGINS "
-                            "to correct the last card read")
+                return _say(self._held_menu(game))
             return _say(f"press CONFIRM to start a {action.subject.replace('_', ' ')}")
         if name == "cancelled":
             return _notice(f"{action.subject.replace('_', ' ')} cancelled")
@@ -601,6 +723,80 @@ class TableFlow:
             return self._muggins(action.at, game)
         return self._confirm(game)
 
+    def _held_menu(self, game: Game) -> str:
+        """The choices after holding UNDO: only those the game allows now."""
+        choices = ["CONFIRM to start a new match"]
+        if misdeal_allowed(game):
+            choices.append("GO for a misdeal")
+        if self._last_card is not None and game.phase not in ("new_game", "over"):
+            choices.append("MUGGINS to correct the last card read")
+        if game.sides and game.phase not in ("new_game", "over"):
+            choices.append("UNDO to adjust a score by hand")
+        menu = ", ".join(choices[:-1]) + (" or " if len(choices) > 1 else "") + choices[-1]
+        open_match = open_match_words(game)
+        after = "" if open_match == "no match is open" else f" ({open_match})"
+        return f"press {menu}{after}"
+
+    def _misdeal(self, game: Game) -> Outcome:
+        """A misdeal after any deal: the deal is stored first where the flow has not stored
+        it yet (it stores a deal with its starter), and the next game started first where
+        the misdeal is its first deal's."""
+        misdeal = {"type": "misdeal"}
+        if game.phase == "starter":
+            return Outcome(events=(misdeal,))
+        if misdeal_allowed(game) and game.phase == "deal":
+            return Outcome(events=({"type": "deal"}, misdeal))
+        if misdeal_allowed(game):  # over: the next game's first deal
+            return self._next_game(game) + Outcome(events=({"type": "deal"}, misdeal))
+        return _flash(f"no misdeal now: it is called after a deal and before its starter is "
+                      f"cut; now {next_words(game)}")
+
+    # -- a score adjusted by hand --------------------------------------------------------------
+
+    def _adjust(self, player: str, points: int, game: Game, reason: str) -> Outcome:
+        if game.phase in ("new_game", "over") or not game.sides:
+            return _flash("no game to adjust a score in: "
+                          + ("the game is over" if game.phase == "over" else "none started"))
+        if player not in game.players:
+            return _flash(f"{player} is not playing this game "
+                          f"({', '.join(game.players)} are)")
+        if points == 0 or abs(points) > MAX_ADJUST:
+            return _flash(f"an adjustment is 1 to {MAX_ADJUST} points either way, "
+                          f"not {points}")
+        return Outcome(events=({"type": "adjust", "player": player, "points": points,
+                                "reason": reason},))
+
+    def _start_adjusting(self, at: float, game: Game) -> Outcome:
+        if game.phase in ("new_game", "over") or not game.sides:
+            return _flash("no game to adjust a score in")
+        player = game.turn or game.players[0]
+        self._adjusting = _Adjusting(player, 0, at)
+        return _say(f"adjusting {player}'s score: GO adds a point, MUGGINS takes one away, "
+                    "UNDO picks the next player, CONFIRM pegs it")
+
+    def _adjusting_button(self, action: ButtonAction, game: Game) -> Outcome:
+        adjusting = self._adjusting
+        assert adjusting is not None
+        adjusting.at = action.at
+        name = action.name
+        if name in ("confirm", "claim"):
+            self._adjusting = None
+            points = action.value if name == "claim" else adjusting.points
+            if points == 0:
+                return _notice("adjusting left: nothing pegged")
+            return self._adjust(adjusting.player, points, game, "by hand")
+        if name == "undo":
+            players = game.players
+            adjusting.player = players[(players.index(adjusting.player) + 1) % len(players)]
+        elif name == "dial":
+            adjusting.points = max(-MAX_ADJUST, min(MAX_ADJUST, action.value))
+        else:
+            step = 1 if name == "go" else -1
+            adjusting.points = max(-MAX_ADJUST, min(MAX_ADJUST, adjusting.points + step))
+        sign = "+" if adjusting.points >= 0 else ""
+        return _notice(f"adjusting {adjusting.player}: {sign}{adjusting.points} "
+                       "(CONFIRM pegs it)")
+
     def _confirm(self, game: Game) -> Outcome:
         phase = game.phase
         if game.rules.muggins and game.awaiting_claim:
@@ -610,7 +806,7 @@ class TableFlow:
             cards = game.laid(game.turn)
             return Outcome(events=({"type": "show", "player": game.turn,
                                     "cards": [str(c) for c in cards]},))
-        if self._offered is not None and phase in ("deal", "over"):
+        if self._offered is not None and phase in ("deal", "over", "starter"):
             return self._new_starter(self._offered, game)
         if phase == "over":
             return self._next_game(game)
@@ -661,6 +857,9 @@ class TableFlow:
 
     def _tick(self, at: float, game: Game) -> Outcome:
         out = _NOTHING
+        if self._adjusting is not None and at - self._adjusting.at > ADJUST_TIMEOUT_S:
+            self._adjusting = None
+            out += _notice("adjusting left: nothing pegged")
         if self._window is not None and not self._window_open(at):
             self._window = None
             out += _notice("muggins window closed")
@@ -688,7 +887,9 @@ class TableFlow:
             return _say("muggins! " + "; ".join(f"{p.player} takes {p.points}, {p.words}"
                                                 for p in pegged))
         if kind == "adjust":
-            return _say(f"{event['player']} pegs {event['points']}")
+            return self._adjusted(event, pegged, game)
+        if kind == "go" and not pegged:
+            return _say(f"{event['player']}: go, no points")
         if kind == "discard":
             return _notice(f"noted for the review: {event['player']} threw "
                            f"{' '.join(event['cards'])} to the crib")
@@ -700,10 +901,24 @@ class TableFlow:
         out = _NOTHING
         by_player: dict[str, list[str]] = {}
         for p in words:
-            by_player.setdefault(p.player or p.side, []).append(p.words)
+            by_player.setdefault(p.player or p.side, []).append(pegged_words(p, game))
         for player, said in by_player.items():
             out += _say(f"{player}: {', '.join(said)}")
         return out
+
+    @staticmethod
+    def _adjusted(event: Mapping[str, Any], pegged: Sequence[Pegged], game: Game) -> Outcome:
+        """A score moved by hand, said and shown with the score it leaves."""
+        player = str(event["player"])
+        moved = sum(p.points for p in pegged)
+        if not pegged:
+            text = f"{player}: adjusted by {event['points']}, but the score cannot move"
+        elif moved > 0:
+            text = f"{player} pegs {moved} by hand"
+        else:
+            text = f"{player} takes back {-moved} by hand"
+        text += f"; {scores_words(game.sides)}"
+        return Outcome(feedback=(Feedback("say", text), Feedback("notice", text)))
 
     def _corrected(self, game: Game) -> Outcome:
         """Says the correction and every score it changed, as the status line too."""

@@ -27,7 +27,9 @@ from engine.errors import EngineError
 from engine.rules import Rules
 from firmware.table.flow import (
     CRIB,
+    MAX_ADJUST,
     STARTER,
+    AdjustScore,
     ButtonAction,
     CorrectCard,
     ManualCard,
@@ -48,6 +50,7 @@ ACTIONS: Mapping[str, frozenset[str]] = {
     "new_game": frozenset(), "misdeal": frozenset(),
     "correct": frozenset({"was", "card"}),
     "claim": frozenset({"points"}),
+    "adjust": frozenset({"player", "points"}),
     "card": frozenset({"card", "zone"}),
     "spread": frozenset({"cards", "zone"}),
     "discard": frozenset({"player", "cards"}),
@@ -117,6 +120,9 @@ def parse_change(body: Any, *, table: Mapping[str, Any]) -> Change:
     items: tuple[TableInput, ...]
     if action == "claim":
         items = (ButtonAction("claim", _points(body["points"])),)
+    elif action == "adjust":
+        player = _zone(body["player"], players, (), "the score is adjusted for")
+        items = (AdjustScore(player, _adjustment(body["points"]), 0.0),)
     elif action == "card":
         zone = _zone(body["zone"], players, (STARTER,), "a card is laid")
         items = (ManualCard(_card(body["card"], "card"), zone, 0.0),)
@@ -183,6 +189,13 @@ def _points(value: Any) -> int:
     if type(value) is not int or not 0 <= value <= MAX_CLAIM:
         raise InputError(f"points must be a whole number from 0 to {MAX_CLAIM}, "
                          f"not {_show(value)}")
+    return value
+
+
+def _adjustment(value: Any) -> int:
+    if type(value) is not int or value == 0 or abs(value) > MAX_ADJUST:
+        raise InputError(f"points must be a whole number from -{MAX_ADJUST} to {MAX_ADJUST} "
+                         f"other than 0, not {_show(value)}")
     return value
 
 

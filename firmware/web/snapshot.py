@@ -24,6 +24,8 @@ from engine.cards import Card
 from engine.game import Game
 from engine.records import Side
 from engine.rules import Rules
+from firmware.table.flow import misdeal_allowed, open_match_words
+from firmware.table.words import next_words, pegged_words
 
 if TYPE_CHECKING:  # a type only: the club, which shows sides as the page does, needs no OpenCV
     from vision.live.focus_watch import FocusState
@@ -128,7 +130,11 @@ def table_snapshot(view: TableView) -> dict[str, Any]:
     return {
         "rev": view.rev,
         "phase": game.phase,
-        "next": game.next,
+        "next": next_words(game),
+        # The buttons the page offers only when the table allows them, and what a new match
+        # would do to this one (the question that asks for CONFIRM says it).
+        "misdeal_allowed": misdeal_allowed(game),
+        "open_match": open_match_words(game),
         "status": view.status,
         "players": list(game.players),
         "turn": turn,
@@ -194,13 +200,19 @@ def _event(line: str) -> Mapping[str, Any]:
 def _scores(game: Game, events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Every score of the current game, newest first, with the cards that made it."""
     starters: dict[int, str] = {}
+    deals: dict[int, int] = {}  # each event's deal in its game (0: before the first deal)
     current: str | None = None
+    deal = 0
     for number, event in enumerate(events):
         if event.get("type") == "starter":
             current = str(event.get("card"))
         elif event.get("type") == "deal":
-            current = None
+            current, deal = None, deal + 1
+        elif event.get("type") == "new_game":
+            deal = 0
         starters[number] = current or ""
+        deals[number] = deal
+    dealers = _dealers(game, deal)
     out: list[dict[str, Any]] = []
     for pegged in game.points:
         event = events[pegged.event] if 0 <= pegged.event < len(events) else {}
@@ -213,8 +225,10 @@ def _scores(game: Game, events: Sequence[Mapping[str, Any]]) -> list[dict[str, A
             "reason": pegged.reason,
             "what": " and ".join(SCORE_NAMES.get(r, r.replace("_", " "))
                                  for r in pegged.reason.split("+")),
-            "words": pegged.words,
+            "words": pegged_words(pegged, game),
             "kind": kind,
+            "deal": deals.get(pegged.event, 0),
+            "dealer": dealers.get(deals.get(pegged.event, 0)),
         }
         if kind in ("show", "crib"):
             item["cards"] = [str(Card.parse(c)) for c in event.get("cards", ())]
@@ -223,6 +237,16 @@ def _scores(game: Game, events: Sequence[Mapping[str, Any]]) -> list[dict[str, A
             item["cards"] = [str(event.get("card"))]
         out.append(item)
     return out[::-1]
+
+
+def _dealers(game: Game, deals: int) -> dict[int, str]:
+    """Who dealt each deal of the game (1 to ``deals``, the current one last): the deal
+    passes to the left each deal (a misdeal is redealt within its deal), so the dealers
+    follow from the current one."""
+    if game.dealer is None or deals == 0:
+        return {}
+    seat, n = game.players.index(game.dealer), len(game.players)
+    return {k: game.players[(seat - (deals - k)) % n] for k in range(1, deals + 1)}
 
 
 def _match(summary: Any) -> dict[str, Any]:

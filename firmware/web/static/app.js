@@ -19,6 +19,7 @@ let zone = null;         // where a card entered by hand goes
 let zoneAuto = true;     // follow the game's turn until the player picks a zone
 let picked = [];         // cards picked for a spread
 let claimPoints = 0;
+let adjustPoints = 0;    // a score moved by hand: plus or minus, never 0 when sent
 let correcting = null;   // a card tapped as misread: the next card tapped in the deck is it
 let settingsShownFor = null;  // the settings the form was last filled from
 let cameraSeen = null;
@@ -85,6 +86,7 @@ function show(snapshot) {
   drawScores(snapshot);
   drawHistory(snapshot);
   fillSettings(snapshot);
+  if (typeof eyeShow === "function") eyeShow(snapshot);  // the camera's view (eye.js)
 }
 
 function drawBoard(t) {
@@ -182,7 +184,30 @@ function drawControls(t) {
   $("lock").textContent = pin ? "PIN given" : "PIN needed";
   $("lock").classList.toggle("open", Boolean(pin));
   $("next-game").disabled = t.phase !== "over";
-  $("misdeal").disabled = t.phase !== "starter";
+  // Once the match is won, CONFIRM starts a new match, not a next game: the button says so.
+  $("next-game").textContent = t.match.winner ? "Start a new match (cut for the deal)" : "Next game of the match";
+  $("misdeal").disabled = !t.misdeal_allowed;
+  drawAdjust(t);
+}
+
+// A score moved by hand (the log's "adjust"): whose, by how much; the board says it.
+function drawAdjust(t) {
+  const who = $("adjust-who");
+  const chosen = who.value;
+  const players = t.sides.length ? t.players : [];
+  if (who.options.length !== players.length || [...who.options].some((o, i) => o.value !== players[i])) {
+    who.replaceChildren(...players.map((name) => el("option", { value: name }, name)));
+    if (players.includes(chosen)) who.value = chosen;
+  }
+  const open = t.sides.length > 0 && !["new_game", "over"].includes(t.phase);
+  $("adjust-points").textContent = (adjustPoints > 0 ? "+" : "") + adjustPoints;
+  $("adjust").disabled = !open || adjustPoints === 0;
+  $("adjust").textContent = adjustPoints < 0 ? `Take back ${-adjustPoints}` : `Peg ${adjustPoints}`;
+}
+
+function stepAdjust(step) {
+  adjustPoints = Math.max(-29, Math.min(29, adjustPoints + step));
+  if (table) drawAdjust(table);
 }
 
 function drawManual(t) {
@@ -222,15 +247,30 @@ function drawManual(t) {
   $("spread-send").textContent = `Count these 4 for ${zone === "crib" ? "the crib" : zone}`;
 }
 
+// Newest first, under a heading per deal ("Deal 3 · Bob deals").
 function drawScores(t) {
-  $("scores").replaceChildren(...t.scores.slice(0, 30).map((s) => el("li", { "data-event": s.event },
+  const items = [];
+  let deal = null;
+  for (const s of t.scores.slice(0, 30)) {
+    if (s.deal !== deal) {
+      deal = s.deal;
+      items.push(el("li", { class: "deal-head", "data-deal": deal },
+        deal ? `Deal ${deal}` + (s.dealer ? ` · ${s.dealer} deals` : "") : "Before the deal"));
+    }
+    items.push(scoreItem(s));
+  }
+  $("scores").replaceChildren(...items);
+  if (!t.scores.length) $("scores").append(el("li", { class: "muted" }, "No scores yet."));
+}
+
+function scoreItem(s) {
+  return el("li", { "data-event": s.event },
     el("div", { class: "head" }, el("span", {}, `${s.player || s.side} · ${s.what}`),
       el("span", {}, (s.points >= 0 ? "+" : "") + s.points)),
     s.cards && s.kind !== "play" ? el("div", {}, ...s.cards.map(correctable),
       s.starter ? el("span", { class: "muted" }, " starter ") : null,
       s.starter ? cardChip(s.starter) : null) : null,
-    s.words ? el("div", { class: "words" }, s.words) : null)));
-  if (!t.scores.length) $("scores").append(el("li", { class: "muted" }, "No scores yet."));
+    s.words ? el("div", { class: "words" }, s.words) : null);
 }
 
 function drawHistory(t) {
@@ -238,14 +278,17 @@ function drawHistory(t) {
     `Game ${i + 1}: ${g.winner} won` + (g.result !== "win" ? ` (${g.result.replace("_", " ")})` : "")
     + ` · ${g.scores.join("–")}`));
   const points = Object.entries(t.match.points || {}).map(([name, n]) => `${name} ${n}`).join(" · ");
-  $("match").replaceChildren(
+  // replaceChildren prints a null as "null": only what there is to show goes in.
+  $("match").replaceChildren(...[
     games.length ? el("ol", { class: "history" }, games) : el("p", { class: "muted" }, "No game finished yet."),
     points ? el("p", {}, "Match points: " + points) : null,
-    matchStanding(t.match));
+    matchStanding(t.match)].filter(Boolean));
+  $("export").hidden = !t.sides.length;
   $("history").replaceChildren(...t.history.map((m) => {
     const won = Object.entries(m.points).map(([name, n]) => `${name} ${n}`).join(", ");
     return el("li", {}, `${m.players.join(", ")}: ${m.games.length} game${m.games.length === 1 ? "" : "s"}`
-      + (won ? ` (${won})` : "") + (m.skunks ? `, ${m.skunks} skunk${m.skunks === 1 ? "" : "s"}` : ""));
+      + (won ? ` (${won})` : "") + (m.skunks ? `, ${m.skunks} skunk${m.skunks === 1 ? "" : "s"}` : "") + " ",
+      el("a", { href: `/api/export?match=${m.id}`, download: `cribbage-match-${m.id}.jsonl`, class: "export" }, "game log"));
   }));
 }
 
@@ -258,6 +301,30 @@ function matchStanding(m) {
 }
 
 // -- changes ---------------------------------------------------------------------------------
+
+// Asks before a change that ends something (a new match): the text says what happens to the
+// match open now; resolves true only on Confirm.
+function askConfirm(text) {
+  return new Promise((resolve) => {
+    const dialog = $("confirm-dialog");
+    $("confirm-text").textContent = text;
+    const done = (value) => {
+      $("confirm-form").onsubmit = null;
+      $("confirm-cancel").onclick = null;
+      if (dialog.open) dialog.close();
+      resolve(value);
+    };
+    $("confirm-cancel").onclick = () => done(false);
+    $("confirm-form").onsubmit = (event) => { event.preventDefault(); done(true); };
+    dialog.showModal();
+  });
+}
+
+function openMatchSentence(t) {
+  const words = t && t.open_match;
+  if (!words || words === "no match is open") return "";
+  return " " + words.charAt(0).toUpperCase() + words.slice(1) + ".";
+}
 
 function askPin() {
   return new Promise((resolve) => {
@@ -428,7 +495,7 @@ async function startMatch(event) {
   for (const line of ["skunk", "double_skunk"]) {
     if (line in old && (old.target || 121) === target) rules[line] = old[line];
   }
-  if (!confirm(`Start a new match: ${players.join(", ")}, ${target} points? The game in progress ends.`)) return;
+  if (!(await askConfirm(`Start a new match: ${players.join(", ")}, ${target} points?` + openMatchSentence(table)))) return;
   const sent = await send({ action: "new_match", players, rules, colours: colours() });
   if (sent) settingsShownFor = null;
 }
@@ -453,8 +520,17 @@ function wire() {
     radio.addEventListener("change", () => { picked = []; zoneAuto = true; if (table) drawManual(table); });
   }
   $("next-game").addEventListener("click", () => send({ action: "confirm" }));
-  $("restart").addEventListener("click", () => {
-    if (confirm("Start the match over with the same players? The game in progress ends.")) send({ action: "new_game" });
+  $("restart").addEventListener("click", async () => {
+    if (await askConfirm("Start the match over with the same players?" + openMatchSentence(table))) send({ action: "new_game" });
+  });
+  $("adjust-less").addEventListener("click", () => stepAdjust(-1));
+  $("adjust-more").addEventListener("click", () => stepAdjust(1));
+  $("adjust").addEventListener("click", async () => {
+    if (!adjustPoints) return;
+    if (await send({ action: "adjust", player: $("adjust-who").value, points: adjustPoints })) {
+      adjustPoints = 0;
+      drawAdjust(table);
+    }
   });
   $("add-player").addEventListener("click", () => {
     const names = seats();
