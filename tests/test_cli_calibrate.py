@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -65,7 +66,7 @@ def marker_frame_and_card(tmp_path: Path, markers: dict[str, Card], seed: int = 
     return path, truth, card
 
 
-def overlap(a: tuple, b: tuple) -> float:
+def overlap(a: Sequence[tuple[float, float]], b: Sequence[tuple[float, float]]) -> float:
     shared = abs(polygon_area(clip_polygon(a, b)))
     return shared / (abs(polygon_area(a)) + abs(polygon_area(b)) - shared)
 
@@ -120,6 +121,7 @@ def test_write_replaces_only_the_zones_table(tmp_path: Path,
     assert loaded.rules_json == {"target": 121}
     assert loaded.zones.card_px == pytest.approx(card, rel=0.03)
     written = dict(zip(PLAYERS, loaded.zones.seats, strict=True))
+    assert loaded.zones.starter is not None and loaded.zones.crib is not None
     written.update(starter=loaded.zones.starter, crib=loaded.zones.crib)
     for zone in truth.zones:
         assert overlap(zone.polygon, written[zone.name]) > 0.95
@@ -162,3 +164,77 @@ def test_bad_arguments_are_one_line_errors(tmp_path: Path,
     assert "KH marks two areas" in capsys.readouterr().err
     assert main(["calibrate", "--config", str(config), "--image", str(tmp_path / "no.png")]) == 2
     assert "cannot read the image" in capsys.readouterr().err
+
+
+def page_screenshot() -> np.ndarray:
+    """What the phone page looks like on a phone's screen (400x900): a header and three
+    paper-white panels of text, each a card-shaped rectangle to an outline finder."""
+    image = np.full((900, 400, 3), (228, 235, 236), np.uint8)
+    cv2.rectangle(image, (0, 0), (400, 44), (52, 74, 29), -1)
+    cv2.putText(image, "Cribbage", (14, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2)
+    y = 56
+    for height in (250, 270, 260):
+        cv2.rectangle(image, (8, y), (392, y + height), (200, 211, 214), -1)
+        cv2.rectangle(image, (9, y + 1), (391, y + height - 1), (246, 250, 251), -1)
+        for line in range(4):
+            cv2.putText(image, "Waiting for the board 5H 10S", (20, y + 40 + 40 * line),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.5, (28, 28, 28), 1)
+        y += height + 12
+    return image
+
+
+def test_check_on_a_page_screenshot_finds_no_cards_and_exits_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Defect: the panels measured as three 379 px cards and the check said "good", exit 0."""
+    image = tmp_path / "page.png"
+    cv2.imwrite(str(image), page_screenshot())
+    assert main(["calibrate", "--check", "--image", str(image)]) == 2
+    captured = capsys.readouterr()
+    assert "good" not in captured.out + captured.err
+    assert captured.err.count("\n") == 1
+    assert "no cards read: the 3 card-shaped things in view" in captured.err
+    assert "lay three or four cards face up" in captured.err
+    assert main(["calibrate", "--check", "--image", str(image), "--json"]) == 2
+    result = json.loads(capsys.readouterr().out)
+    assert result["verdict"] == "no cards" and result["cards"] == 0
+    assert result["card_px"] is None
+
+
+def test_check_on_a_blank_table_exits_2(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    image = tmp_path / "felt.png"
+    cv2.imwrite(str(image), np.full((720, 1280, 3), (40, 90, 50), np.uint8))
+    assert main(["calibrate", "--check", "--image", str(image)]) == 2
+    assert "no cards seen: lay three or four cards face up" in capsys.readouterr().err
+
+
+def page_config_and_frame(tmp_path: Path) -> tuple[Path, Path]:
+    """A config whose phone page listens on 192.168.1.20:8099, and a frame of the table's
+    markers (four cards at 1280x720)."""
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG.replace("[voice]", "[web]\nhost = \"192.168.1.20\"\nport = 8099\n\n"
+                                                "[voice]"))
+    image, _ = marker_frame(tmp_path, default_markers(PLAYERS))
+    return config, image
+
+
+def test_check_on_a_table_of_cards_still_judges_them_and_links_the_view(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config, image = page_config_and_frame(tmp_path)
+    assert main(["calibrate", "--check", "--config", str(config), "--image", str(image)]) == 0
+    out = capsys.readouterr().out
+    assert "(4 cards at 1280x720): good" in out
+    assert out.endswith("see what the camera sees, while the board runs: "
+                        "http://192.168.1.20:8099/eye\n")
+
+
+def test_calibrate_prints_the_link_to_the_camera_view_unless_the_page_is_off(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config, image = page_config_and_frame(tmp_path)
+    assert main(["calibrate", "--config", str(config), "--image", str(image)]) == 0
+    assert "http://192.168.1.20:8099/eye" in capsys.readouterr().out
+    assert main(["calibrate", "--config", str(config), "--image", str(image), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["view"] == ["http://192.168.1.20:8099/eye"]
+    config.write_text(CONFIG.replace("[voice]", "[web]\nenabled = false\n\n[voice]"))
+    assert main(["calibrate", "--config", str(config), "--image", str(image)]) == 0
+    assert "/eye" not in capsys.readouterr().out

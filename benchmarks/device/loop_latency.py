@@ -46,49 +46,29 @@ def latency(players: int, seed: int, store_dir: str | None, *,
     """``beside(store_path)``, if given, starts something that runs next to the loop over
     its store (benchmarks/club/load.py: the club publisher) and returns how to stop it."""
     from benchmarks.common import p95
+    from benchmarks.device.card_to_led import CardToLed, TimedStrip, TimedTracker
     from engine.simulate import simulate_game
-    from firmware.demo.scripted_table import (
-        BlankCamera,
-        ScriptedTracker,
-        SteppedClock,
-        table_script,
-    )
+    from firmware.demo.scripted_table import BlankCamera, SteppedClock, table_script
     from firmware.device.loop import DeviceLoop
     from firmware.store.eventstore import EventStore
     from firmware.table.flow import TableFlow
     from hardware.layout import per_side_tracks
     from hardware.render import Renderer
-    from hardware.strips.simulator import SimulatorStrip
-    from vision.live.tracker import CardAppeared
 
     names = ("Ann", "Bob", "Cat", "Dan")[:players]
     rules = {"partnership": True} if players == 4 else {}
     rng = random.Random(seed)
     events = simulate_game(rng, names, rules)
     script = table_script(events, rng=rng)
-    samples: list[float] = []
-    seen_at: list[float] = []
-
-    class TimedTracker(ScriptedTracker):
-        def update(self, at: float, detections: Any) -> list[Any]:
-            out = super().update(at, detections)
-            if any(isinstance(e, CardAppeared) and e.zone in names for e in out):
-                seen_at.append(time.perf_counter())
-            return out
-
-    class TimedStrip(SimulatorStrip):
-        def show(self, frame: Any) -> None:
-            super().show(frame)
-            if seen_at:
-                samples.append(time.perf_counter() - seen_at.pop())
-
+    watch = CardToLed(names)
     layout = per_side_tracks(3)
     clock = SteppedClock()
     with tempfile.TemporaryDirectory(dir=store_dir) as tmp:
         store = EventStore.open(Path(tmp) / "events.sqlite3", clock=clock)
         stop = beside(store.path) if beside is not None else None
-        tracker = TimedTracker()
-        loop = DeviceLoop(store=store, flow=TableFlow(names, rules), strip=TimedStrip(layout),
+        tracker = TimedTracker(watch)
+        loop = DeviceLoop(store=store, flow=TableFlow(names, rules),
+                          strip=TimedStrip(layout, watch),
                           renderer=Renderer(layout), clock=clock, source=BlankCamera(clock),
                           recognise=lambda image: [], tracker=tracker)
         loop.start()
@@ -99,7 +79,7 @@ def latency(players: int, seed: int, store_dir: str | None, *,
         if stop is not None:
             stop()
         store.close()
-    ms = sorted(s * 1000 for s in samples)
+    ms = sorted(s * 1000 for s in watch.samples)
     return {"cards": len(ms), "median_ms": round(statistics.median(ms), 2),
             "p95_ms": round(p95(ms), 2), "max_ms": round(ms[-1], 2)}
 

@@ -1,7 +1,11 @@
 """``cribbage-board calibrate``: find the table's zones from one frame of marker cards.
 
 ``--check`` instead measures the cards in view and says whether the camera's mount, lens and
-resolution make them big enough to read (``vision.live.camera_check``).
+resolution make them big enough to read (``vision.live.camera_check``). Card-sized shapes of
+which the recogniser reads none, though big enough to read, are not cards (a screenshot, a
+box, the felt's pattern): with no card to measure it says so and exits 2, as a calibration
+that finds no marker card does. Both print where the phone page shows the camera's view
+(``firmware.web.camera_eye``), which helps to aim and mount the camera.
 
 The players lay one agreed card in each area (seat i the ace of clubs,
 diamonds, hearts, spades in ``[game] players`` order; the king of hearts where
@@ -25,15 +29,18 @@ import statistics
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.cards import Card
 from firmware.device.camera_frame import add_source_arguments
 from firmware.store.files import replace_file
 from vision.live.zones import default_markers
 
+if TYPE_CHECKING:  # the check's module loads the recogniser: only when a command runs
+    from vision.live.camera_check import CameraCheck
+
 __all__ = ["register", "CalibrationError", "default_markers", "zones_toml",
-           "replace_zones_table"]
+           "replace_zones_table", "none_read", "view_links", "view_line", "EXIT_NO_CARDS"]
 
 Point = tuple[float, float]
 _HEADER = re.compile(r"^\s*\[\[?\s*([A-Za-z0-9_\-\"'. ]+?)\s*\]\]?\s*(#.*)?$")
@@ -134,7 +141,7 @@ def _calibrate(args: argparse.Namespace) -> int:
                     "markers": {zone: str(card) for zone, card in markers.items()},
                     "confidence": {zone: round(found[card].confidence, 4)
                                    for zone, card in markers.items()},
-                    "written": written})
+                    "written": written, "view": view_links(config)})
     else:
         for name, polygon in table.items():
             points = " ".join(f"({x:g},{y:g})" for x, y in polygon)
@@ -142,6 +149,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         print(f"cards: {card_px:.0f} px long")
         if written:
             print(f"zones written to {written}")
+        _print_view(config)
     return 0
 
 
@@ -150,6 +158,7 @@ def _check(args: argparse.Namespace) -> int:
     from firmware.commands.cli import print_json
     from firmware.device.config import load_device_config
     from vision.live.camera_check import card_outlines, check_camera
+    from vision.recognise.detection import recognise
 
     if args.write or args.marker:
         raise CalibrationError("--check measures the cards in view; it takes no --write or "
@@ -157,15 +166,64 @@ def _check(args: argparse.Namespace) -> int:
     config = load_device_config(args.config)
     image = _frame(args, config)
     height, width = image.shape[:2]
+    detections = recognise(image)
     try:
-        result = check_camera((width, height), card_outlines(image), mount_cm=args.mount_cm)
+        result = check_camera((width, height), card_outlines(image, detections),
+                              mount_cm=args.mount_cm)
     except ValueError as exc:
         raise CalibrationError(str(exc)) from None
+    result = none_read(result, read=sum(d.card is not None for d in detections))
     if args.json:
-        print_json(result.to_json())
-    else:
-        print(result.advice)
+        print_json({**result.to_json(), "view": view_links(config)})
+        return EXIT_NO_CARDS if result.verdict == "no cards" else 0
+    if result.verdict == "no cards":
+        _print_view(config)
+        raise CalibrationError(result.advice)
+    print(result.advice)
+    _print_view(config)
     return 0
+
+
+#: ``calibrate --check`` with no card to measure: the exit status of a calibration whose
+#: marker cards are not found (a ``CalibrationError``), so scripts treat both alike.
+EXIT_NO_CARDS = 2
+
+
+def none_read(result: CameraCheck, *, read: int) -> CameraCheck:
+    """``result``, unless the recogniser read none of the shapes it measured although they are
+    big enough to read (``marginal`` or ``good``): then they are not cards (a screenshot of a
+    page, a box, a pattern on the felt), and there is nothing to judge the camera by."""
+    from vision.live.camera_check import CameraCheck
+
+    if read or result.verdict not in ("good", "marginal"):
+        return result
+    shapes = f"{result.cards} card-shaped thing{'s' if result.cards != 1 else ''}"
+    return CameraCheck(result.frame, 0, None, None, "no cards",
+                       f"no cards read: the {shapes} in view ({result.card_px:g} px tall, big "
+                       f"enough to read) are not cards the board can read; lay three or "
+                       f"four cards face up where they are played and check again")
+
+
+def view_links(config: Any) -> list[str]:
+    """Where the phone page shows the camera's view, while the board runs (none when the
+    config turns the page off)."""
+    from firmware.web.camera_eye import eye_links
+
+    web = config.web
+    return eye_links(web.host, web.port) if web.enabled else []
+
+
+def view_line(config: Any) -> str | None:
+    """The line that says where to see what the camera sees (``doctor --camera`` says it too)."""
+    links = view_links(config)
+    return f"see what the camera sees, while the board runs: {' or '.join(links)}" if links \
+        else None
+
+
+def _print_view(config: Any) -> None:
+    line = view_line(config)
+    if line is not None:
+        print(line)
 
 
 # -- writing the [zones] table ---------------------------------------------------------------

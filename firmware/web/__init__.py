@@ -6,6 +6,7 @@ checks what a phone asks for and turns it into the same table inputs the
 buttons and the camera produce, ``server`` is the Starlette app and the
 uvicorn thread, ``address`` decides which addresses and names count as the
 local network, ``settings`` keeps the players and rules chosen on the phone
-across restarts. Only ``server`` imports the web framework, so the loop and
+across restarts, ``camera_eye`` makes the camera's view of the table off the loop's thread
+and ``eye_picture`` draws it. Only ``server`` imports the web framework, so the loop and
 the config use the rest without it.
 """

@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from vision.recognise.detection import recognise
+from vision.recognise.detection import Detection, recognise
 from vision.recognise.geometry import points_in_quad
 from vision.recognise.whole_cards import find_card_quads
 
@@ -64,10 +64,14 @@ class CameraCheck:
                 "good_card_px": GOOD_CARD_PX, "min_card_px": MIN_CARD_PX}
 
 
-def card_outlines(image: np.ndarray) -> list[Outline]:
+def card_outlines(image: np.ndarray, detections: Sequence[Detection] | None = None
+                  ) -> list[Outline]:
     """Every card in a BGR frame: those the recogniser finds (read or not), and the free-lying
-    ones whose outline alone is found: a card too small to read is still a card to measure."""
-    outlines: list[Outline] = [d.corners for d in recognise(image)]
+    ones whose outline alone is found: a card too small to read is still a card to measure.
+    ``detections`` is the recogniser's reading of ``image`` where the caller has it already
+    (``calibrate --check`` also counts the cards read)."""
+    found = recognise(image) if detections is None else detections
+    outlines: list[Outline] = [d.corners for d in found]
     for quad in find_card_quads(image):
         centre = np.asarray(quad.corners, np.float64).mean(axis=0)
         if not any(points_in_quad(centre, np.asarray(o))[0] for o in outlines):

@@ -1,0 +1,77 @@
+"""The loop's side of the camera's eye (``firmware.web.camera_eye``): what it hands over.
+
+On every frame it reads, the loop hands the eye references only: the frame, the tracker's
+cards (``CardTracker.placed``, a tuple it builds anyway), the outlines of the detections that
+name no card, the zones, and the game's side of the view. The game's side (where the game
+waits for a card, each player's laid cards, who sits in each seat zone) is read from the
+live ``Game`` here, on the loop's thread, and only when the store's revision or the seating
+changed; the eye's thread never touches the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from engine.cards import Card
+from engine.game import Game
+from firmware.web.camera_eye import CameraEye, Expected, EyeTable, EyeView
+from vision.live.zones import CRIB, STARTER, TableZones
+
+__all__ = ["EyeFeed", "eye_table", "PlacedCards"]
+
+Outline = tuple[tuple[float, float], ...]
+
+
+@runtime_checkable
+class PlacedCards(Protocol):
+    """A tracker that says where its cards lie (``vision.live.tracker.CardTracker`` does)."""
+
+    @property
+    def placed(self) -> tuple[tuple[Card, str | None, Outline], ...]: ...
+
+
+def eye_table(game: Game, rev: str, *, seats: Sequence[str], players: Sequence[str]
+              ) -> EyeTable:
+    """The game's side of the view at revision ``rev``: where it waits for a card it has not
+    seen (the cut in each seat, the starter, the next card of the player whose turn it is, the
+    hand or the crib being counted), and who sits in each seat zone now."""
+    phase, turn = game.phase, game.turn
+    expected: tuple[Expected, ...] = ()
+    if phase == "deal" and turn is None:
+        expected = tuple(Expected(p, "cut") for p in players)
+    elif phase in ("deal", "starter"):
+        expected = (Expected(STARTER, "starter"),)
+    elif phase == "play" and turn is not None:
+        expected = (Expected(turn, "next card"),)
+    elif phase == "show" and turn is not None:
+        expected = (Expected(turn, "hand", 4),)
+    elif phase == "crib":
+        expected = (Expected(CRIB, "crib", 4),)
+    laid = tuple((p, tuple(game.laid(p))) for p in game.players)
+    seating = tuple((seat, players[i] if i < len(players) else None)
+                    for i, seat in enumerate(seats))
+    return EyeTable(rev, expected, laid, seating)
+
+
+class EyeFeed:
+    """Hands the loop's newest frame to ``eye``; the game's side is gathered once per revision."""
+
+    def __init__(self, eye: CameraEye) -> None:
+        self.eye = eye
+        self._table = EyeTable()
+        self._key: tuple[Any, ...] | None = None
+        self._tracker: tuple[Any, bool] = (None, False)  # the tracker, and whether it places
+
+    def offer(self, image: Any, at: float, detections: Sequence[Any], tracker: Any,
+              zones: TableZones | None, game: Game, rev: str, *, seats: Sequence[str],
+              players: Sequence[str]) -> None:
+        key = (rev, tuple(seats), tuple(players))
+        if key != self._key:
+            self._table = eye_table(game, rev, seats=seats, players=players)
+            self._key = key
+        if self._tracker[0] is not tracker:
+            self._tracker = (tracker, isinstance(tracker, PlacedCards))
+        cards = tracker.placed if self._tracker[1] else ()
+        unread = tuple(tuple(d.corners) for d in detections if d.card is None)
+        self.eye.offer(EyeView(image, at, cards, unread, zones, self._table))

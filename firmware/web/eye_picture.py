@@ -1,0 +1,231 @@
+"""Draws the camera's eye (``firmware.web.camera_eye``): the frame scaled for a phone, marked.
+
+On the picture, in the frame's own colours dimmed a little so the marks stand out:
+
+- each zone's border, thin, with whose area it is now;
+- each card the board has read: a green outline and its name on a label above it;
+- each card seen but not read: an orange outline and a "?";
+- each place where the game waits for a card it has not seen: a dashed yellow card-sized
+  box in that zone, with what it waits for ("Ann: next card", "starter", "Bob: hand").
+
+The same outlines go to the page as JSON, in the picture's pixels, so it can lay tap targets
+over them: a read card to correct, an unread one or an expected place to name.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+
+from firmware.web.camera_eye import EyeView, Outline, marks
+from vision.live.zones import centroid
+
+__all__ = ["draw_eye", "PHONE_WIDTH", "QUALITY", "READ", "UNREAD", "EXPECTED", "ZONE"]
+
+#: The picture's width: a phone's screen is 1080 to 1290 device pixels across, the page a
+#: little narrower; a 1280x720 frame at 960 px is about 90 kB at ``QUALITY``.
+PHONE_WIDTH = 960
+QUALITY = 80
+# BGR colours, told apart also by line style (dashed expected places) and by label.
+READ = (60, 200, 60)
+UNREAD = (0, 140, 255)
+EXPECTED = (0, 215, 255)
+ZONE = (235, 235, 235)
+_FONT = cv2.FONT_HERSHEY_SIMPLEX
+# A card's height over its width (poker size, 88 x 63 mm).
+_CARD_RATIO = 88 / 63
+
+
+def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
+             ) -> tuple[bytes, dict[str, Any]]:
+    """The JPEG and the page's JSON for ``view``. Never writes to the camera's frame."""
+    frame_w, frame_h = view.size
+    scale = min(1.0, width / frame_w)
+    out_w, out_h = max(1, round(frame_w * scale)), max(1, round(frame_h * scale))
+    image = _base(view.image, (out_w, out_h))
+    line = max(2, round(out_w / 320))
+    text = out_w / 700  # the font's scale: labels about 4% of the picture's width tall
+
+    def scaled(outline: Sequence[tuple[float, float]]) -> list[list[float]]:
+        return [[round(x * scale, 1), round(y * scale, 1)] for x, y in outline]
+
+    marked = marks(view)
+    places = []
+    for place in marked.places:
+        polygon = scaled(place.polygon)
+        _poly(image, polygon, ZONE, 1)
+        name = place.place or f"{place.zone} (nobody)"
+        _label(image, name, _outer_edge(polygon, out_w, out_h, text), ZONE, text * 0.8,
+               dark=True)
+        places.append({"zone": place.zone, "place": place.place, "polygon": polygon})
+
+    card_h = _card_height([c.outline for c in marked.cards] + [u.outline for u in marked.unread],
+                          frame_h) * scale
+    lying = [scaled(c.outline) for c in marked.cards] + [scaled(u.outline)
+                                                        for u in marked.unread]
+    expected = []
+    for want in view.table.expected:
+        zone = next((p for p in marked.places if p.place == want.place), None)
+        if zone is None or any(u.place == want.place for u in marked.unread) or (
+                want.what == "cut" and any(c.place == want.place for c in marked.cards)):
+            continue  # no area for it in view; a card not read lies there (that is the one
+            # to name); or the card cut for the deal lies there already
+        box = _placeholder(scaled(zone.polygon), card_h, out_w, out_h, lying)
+        _poly(image, box, EXPECTED, line, dashed=True)
+        words = want.what if want.place in ("starter", "crib") else f"{want.place}: {want.what}"
+        _label(image, words + "?", _above(box, out_h, text), EXPECTED, text)
+        expected.append({"place": want.place, "what": want.what, "cards": want.cards,
+                         "outline": box})
+
+    unread = []
+    for seen in marked.unread:
+        outline = scaled(seen.outline)
+        _poly(image, outline, UNREAD, line)
+        _label(image, "?", _above(outline, out_h, text), UNREAD, text)
+        unread.append({"place": seen.place, "outline": outline})
+
+    cards = []
+    for read in marked.cards:
+        outline = scaled(read.outline)
+        _poly(image, outline, READ, line)
+        _label(image, str(read.card), _above(outline, out_h, text), READ, text)
+        cards.append({"card": str(read.card), "place": read.place, "outline": outline})
+
+    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise ValueError("OpenCV could not encode the camera's view as JPEG")
+    data = {"size": [out_w, out_h], "frame": [frame_w, frame_h], "at": round(view.at, 3),
+            "rev": view.table.rev, "cards": cards, "unread": unread, "places": places,
+            "expected": expected,
+            "laid": {player: [str(c) for c in cards_] for player, cards_ in view.table.laid}}
+    return encoded.tobytes(), data
+
+
+def _base(frame: Any, size: tuple[int, int]) -> np.ndarray:
+    """The frame at ``size`` as a new BGR image, dimmed a little so the marks stand out."""
+    image = np.asarray(frame)
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if (image.shape[1], image.shape[0]) != size:
+        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    else:
+        image = image.copy()
+    return cv2.convertScaleAbs(image, alpha=0.8, beta=0)
+
+
+def _poly(image: np.ndarray, outline: Sequence[Sequence[float]], colour: tuple[int, int, int],
+          thickness: int, *, dashed: bool = False) -> None:
+    points = np.round(np.asarray(outline, np.float64)).astype(np.int32)
+    if not dashed:
+        cv2.polylines(image, [points], True, (0, 0, 0), thickness + 2, cv2.LINE_AA)
+        cv2.polylines(image, [points], True, colour, thickness, cv2.LINE_AA)
+        return
+    dash = max(6, 4 * thickness)
+    for a, b in zip(points, np.roll(points, -1, axis=0), strict=True):
+        length = float(np.hypot(*(b - a)))
+        steps = max(1, int(length // dash))
+        for k in range(0, steps, 2):
+            p = a + (b - a) * (k / steps)
+            q = a + (b - a) * (min(k + 1, steps) / steps)
+            cv2.line(image, tuple(int(v) for v in p), tuple(int(v) for v in q), colour,
+                     thickness, cv2.LINE_AA)
+
+
+def _label(image: np.ndarray, words: str, at: tuple[float, float], colour: tuple[int, int, int],
+           scale: float, *, dark: bool = False) -> None:
+    """``words`` on a filled box whose bottom-left is ``at`` (kept inside the picture)."""
+    thickness = max(1, round(scale * 2))
+    (w, h), base = cv2.getTextSize(words, _FONT, scale, thickness)
+    pad = max(2, round(h * 0.3))
+    x = int(min(max(at[0], 0), image.shape[1] - w - 2 * pad))
+    y = int(min(max(at[1], h + 2 * pad), image.shape[0] - base))
+    if dark:  # a zone's name: light text on a see-through dark box, quieter than the cards'
+        box = image[max(0, y - h - 2 * pad):y + base, max(0, x):x + w + 2 * pad]
+        box[:] = (box * 0.35).astype(np.uint8)
+        cv2.putText(image, words, (x + pad, y - pad), _FONT, scale, colour, thickness,
+                    cv2.LINE_AA)
+        return
+    cv2.rectangle(image, (x, y - h - 2 * pad), (x + w + 2 * pad, y + base), colour, cv2.FILLED)
+    cv2.putText(image, words, (x + pad, y - pad), _FONT, scale, (0, 0, 0), thickness,
+                cv2.LINE_AA)
+
+
+def _above(outline: Sequence[Sequence[float]], height: int, scale: float
+           ) -> tuple[float, float]:
+    """Where a label goes: just above the outline's top, or inside it when at the top edge."""
+    xs = [p[0] for p in outline]
+    ys = [p[1] for p in outline]
+    top = min(ys)
+    lift = 4.0
+    return (min(xs), top - lift if top > 30 * scale + lift else top + 34 * scale)
+
+
+def _outer_edge(polygon: Sequence[Sequence[float]], width: int, height: int, scale: float
+                ) -> tuple[float, float]:
+    """Where a zone's name goes: inside it, at the middle of its side nearest the frame's
+    edge (where its player sits), so it stays clear of the cards in the zone's middle."""
+    clipped = [(min(max(p[0], 0.0), width), min(max(p[1], 0.0), height)) for p in polygon]
+    cx, cy = centroid(clipped)
+    dx, dy = (cx - width / 2) / width, (cy - height / 2) / height
+    xs, ys = [p[0] for p in clipped], [p[1] for p in clipped]
+    line = 30 * scale
+    if abs(dy) >= abs(dx):  # a zone above or below the middle: its top or bottom edge,
+        edge = min(ys) if dy < 0 else max(ys)  # a fifth of the way along it
+        along = [p[0] for p in clipped if abs(p[1] - edge) < 2] or [cx]
+        x = min(along) + 0.2 * (max(along) - min(along))
+        return (x, edge + line + 8 if dy < 0 else edge - 8)
+    edge = min(xs) if dx < 0 else max(xs)  # a zone left or right: that edge, a fifth down
+    along = [p[1] for p in clipped if abs(p[0] - edge) < 2] or [cy]
+    y = min(along) + 0.2 * (max(along) - min(along)) + line
+    return (edge + 6 if dx < 0 else edge - 5 * line, y)
+
+
+def _card_height(outlines: Sequence[Outline], frame_h: int) -> float:
+    """The cards' height in frame pixels (their median), or a fifth of the frame's height."""
+    heights = [max(math.dist(o[k], o[(k + 1) % len(o)]) for k in range(len(o)))
+               for o in outlines if len(o) >= 3]
+    return statistics.median(heights) if heights else frame_h / 5
+
+
+def _placeholder(polygon: Sequence[Sequence[float]], card_h: float, width: int, height: int,
+                 lying: Sequence[Sequence[Sequence[float]]]) -> list[list[float]]:
+    """A card-sized upright box in the zone, clear of the cards ``lying`` there: at the zone's
+    centre, else beside or above or below it, else at the centre after all."""
+    clipped = [(min(max(p[0], 0.0), width), min(max(p[1], 0.0), height)) for p in polygon]
+    mx, my = centroid(clipped)
+    h = card_h
+    w = h / _CARD_RATIO
+    taken = [(min(p[0] for p in o), min(p[1] for p in o), max(p[0] for p in o),
+              max(p[1] for p in o)) for o in lying]
+
+    def box(cx: float, cy: float) -> tuple[float, float, float, float]:
+        cx = min(max(cx, w / 2 + 2), width - w / 2 - 2)
+        cy = min(max(cy, h / 2 + 2), height - h / 2 - 2)
+        return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+    def free(b: tuple[float, float, float, float]) -> bool:
+        inside = _point_in(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), clipped)
+        return inside and not any(b[0] < t[2] and t[0] < b[2] and b[1] < t[3] and t[1] < b[3]
+                                  for t in taken)
+
+    steps = [(0, 0), (1.3, 0), (-1.3, 0), (2.6, 0), (-2.6, 0), (0, 1.15), (0, -1.15),
+             (1.3, 1.15), (-1.3, 1.15), (1.3, -1.15), (-1.3, -1.15)]
+    chosen = next((b for b in (box(mx + sx * w, my + sy * h) for sx, sy in steps) if free(b)),
+                  box(mx, my))
+    x0, y0, x1, y1 = (round(v, 1) for v in chosen)
+    return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+
+
+def _point_in(point: tuple[float, float], polygon: Sequence[Sequence[float]]) -> bool:
+    x, y = point
+    inside = False
+    for (x0, y0), (x1, y1) in zip(polygon, [*polygon[1:], polygon[0]], strict=True):
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            inside = not inside
+    return inside
+
