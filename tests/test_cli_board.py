@@ -176,3 +176,46 @@ def test_the_title_is_in_words_and_led_numbers_are_an_option(tmp_path: Path) -> 
     wiring = strip.to_image(state, title=title, led_numbers=True)
     margin = slice(0, 40)  # the left margin holds the LED numbers, and nothing else
     assert (plain[:, margin] != wiring[:, margin]).any()
+
+
+def test_template_writes_the_guides_board_as_a_1_to_1_svg(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "template.svg"
+    assert main(["board", "--template", "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["layout"] == {"kind": "per_side", "tracks": 3, "n_leds": 366}
+    assert (report["holes"], report["pitch_mm"]) == (366, 16.667)
+    assert (report["width_mm"], report["height_mm"]) == (560.0, 293.3)
+    assert len(report["pieces"]) == 12 and report["pieces"][0] == [0, 30]
+    root = ET.fromstring(out.read_text())
+    assert root.get("width") == "560.00mm"
+    circles = [c for c in root.iter("{http://www.w3.org/2000/svg}circle")
+               if c.get("class") == "hole"]
+    assert len(circles) == 366
+
+
+def test_template_follows_the_config_and_the_pitch(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[board.layout]\nkind = "serpentine"\ntracks = 2\n')
+    out = tmp_path / "t.svg"
+    assert main(["board", "--template", "--config", str(config), "--pitch", "33.333",
+                 "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["holes"] == 244 and report["pitch_mm"] == 33.333
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["board", "--template", "-o", "t.png"], "the template is an .svg file"),
+    (["board", "--template", "game.jsonl", "-o", "t.svg"], "give no event log"),
+    (["board", "-o", "b.png"], "name the game's event log"),
+    (["board", "--template", "--pitch", "2", "-o", "t.svg"], "pitch 2.0 mm"),
+])
+def test_template_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                               monkeypatch: pytest.MonkeyPatch, argv: list[str],
+                               message: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err

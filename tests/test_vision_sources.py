@@ -122,65 +122,7 @@ def test_an_unplugged_camera_raises_on_read() -> None:
         source.close()
 
 
-class FakePicamera2:
-    """picamera2's calls as the source makes them: a main and a lores stream, captured as a
-    pair; the lores YUV420 array is the luminance plane over the chroma, rows padded to a
-    stride of 64 as libcamera pads them."""
-
-    def __init__(self) -> None:
-        self.config: dict | None = None
-
-    def create_preview_configuration(self, main: dict, lores: dict | None = None) -> dict:
-        return {"main": main, "lores": lores}
-
-    def configure(self, config: dict) -> None:
-        self.config = config
-
-    def start(self) -> None:
-        pass
-
-    def capture_arrays(self, names: list[str]) -> tuple[list[np.ndarray], dict]:
-        assert self.config is not None and names == ["main", "lores"]
-        width, height = self.config["main"]["size"]
-        main = np.zeros((height, width, 3), np.uint8)
-        main[:, width // 2:] = 200
-        small_w, small_h = self.config["lores"]["size"]
-        stride = -(-small_w // 64) * 64
-        lores = np.full((small_h * 3 // 2, stride), 128, np.uint8)
-        lores[:small_h, :small_w] = 0
-        lores[:small_h, small_w // 2:small_w] = 200
-        return [main, lores], {}
-
-    def stop(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def test_picamera2_source_configures_main_and_lores_and_reads_both() -> None:
-    camera = FakePicamera2()
-    source = Picamera2Source(size=(2304, 1296), watch=(576, 324), camera_factory=lambda: camera)
-    try:
-        frame = source.read(timeout=2)
-        assert frame is not None and frame.image.shape == (1296, 2304, 3)
-        assert camera.config == {"main": {"format": "RGB888", "size": (2304, 1296)},
-                                 "lores": {"format": "YUV420", "size": (576, 324)}}
-        # The watch image is the luminance plane alone, cut out of the stride's padding.
-        assert frame.watch is not None and frame.watch.shape == (324, 576)
-        assert int(frame.watch[0, 0]) == 0 and int(frame.watch[0, 575]) == 200
-    finally:
-        source.close()
-
-
-def test_picamera2_lores_defaults_to_a_quarter_of_the_frame() -> None:
-    camera = FakePicamera2()
-    source = Picamera2Source(camera_factory=lambda: camera)
-    try:
-        assert camera.config is not None
-        assert camera.config["lores"] == {"format": "YUV420", "size": (320, 180)}
-    finally:
-        source.close()
+# picamera2's own rules: tests/test_vision_picamera2.py, with tests/picamera2_fake.py.
 
 
 def test_picamera2_missing_names_the_apt_package() -> None:

@@ -2,7 +2,8 @@
 
 The picture is what the LED simulator shows after the log's last event, so
 it checks a layout (with ``--led-numbers``, each row's LED numbers are in the
-margin) as well as a game.
+margin) as well as a game. ``board --template -o FILE.svg`` instead writes the
+1:1 drilling and cutting template of the layout's board (``hardware.template``).
 """
 
 from __future__ import annotations
@@ -32,9 +33,17 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "board", help="draw the LED pegboard after a stored game's last event, as a picture"
     )
-    parser.add_argument("log", type=Path, help="event log, one JSON object per line")
+    parser.add_argument("log", type=Path, nargs="?",
+                        help="event log, one JSON object per line (not with --template)")
     parser.add_argument("-o", "--output", type=Path, required=True,
-                        help="picture to write: .png, or .jpg/.jpeg for a JPEG")
+                        help="picture to write: .png, or .jpg/.jpeg for a JPEG; .svg with "
+                             "--template")
+    parser.add_argument("--template", action="store_true",
+                        help="write the board's 1:1 drilling and cutting template for the LED "
+                             "strip instead (SVG in mm: every hole over its LED)")
+    parser.add_argument("--pitch", type=float, metavar="MM",
+                        help="with --template: the strip's LED pitch in mm (default 16.667, "
+                             "a 60 LED/m strip)")
     parser.add_argument(
         "--layout",
         choices=LAYOUT_KINDS,
@@ -55,36 +64,59 @@ def board_title(name: str, game: Game, layout: Layout) -> str:
             f"({LAYOUT_WORDS[layout.kind]}, {layout.n_leds} LEDs)")
 
 
+def read_document(path: Path | None) -> dict[str, Any]:
+    """The ``--config`` file's tables (none without one); one that cannot be read is a usage
+    error naming it."""
+    from hardware.config import read_toml
+
+    if path is None:
+        return {}
+    try:
+        return read_toml(path)
+    except OSError as exc:
+        raise UsageError(f"cannot read config {path}: {exc.strerror or exc}") from None
+
+
+def chosen_layout(kind: str | None, document: dict[str, Any], configured: Layout, *,
+                  sides: int = 0) -> Layout:
+    """``--layout`` (``kind``) if given, else the config's ``[board.layout]`` (``configured``)
+    if it has one, else per_side; a chosen kind gets its ``DEFAULT_TRACKS``, at least a track
+    per side of the game."""
+    from hardware.layout import Layout
+
+    if kind is None and "layout" in document.get("board", {}):
+        return configured
+    kind = kind or "per_side"
+    table: dict[str, Any] = {"kind": kind}
+    if kind in DEFAULT_TRACKS:
+        table["tracks"] = max(DEFAULT_TRACKS[kind], sides)
+    return Layout.from_config(table)
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.template:
+        return run_template(args)
+    if args.log is None:
+        raise UsageError("name the game's event log (or give --template for the drilling "
+                         "template)")
+    if args.pitch is not None:
+        raise UsageError("--pitch goes with --template")
     if args.output.suffix.lower() not in PICTURE_SUFFIXES:
         raise UsageError(f"cannot write {str(args.output)!r}: name a .png, .jpg or .jpeg file")
     from firmware.commands.gamelog import load_game
     from firmware.store.files import replace_file
-    from hardware.config import BoardConfig, read_toml
-    from hardware.layout import Layout
+    from hardware.config import BoardConfig
     from hardware.state import board_state_from_game
     from hardware.strips.simulator import SimulatorStrip
 
-    document: dict[str, Any] = {}
-    if args.config is not None:
-        try:
-            document = read_toml(args.config)
-        except OSError as exc:
-            raise UsageError(f"cannot read config {args.config}: {exc.strerror or exc}") from None
+    document = read_document(args.config)
     config = BoardConfig.from_config(document)
     game = load_game(args.log)
     if not game.sides:
         raise UsageError(f"{args.log} has no new_game event: no sides to draw")
     state = board_state_from_game(game)
 
-    layout = config.layout
-    configured = "layout" in document.get("board", {})
-    if args.layout is not None or not configured:
-        kind = args.layout or "per_side"
-        table: dict[str, Any] = {"kind": kind}
-        if kind in DEFAULT_TRACKS:
-            table["tracks"] = max(DEFAULT_TRACKS[kind], len(state.sides))
-        layout = Layout.from_config(table)
+    layout = chosen_layout(args.layout, document, config.layout, sides=len(state.sides))
 
     from dataclasses import replace
 
@@ -114,4 +146,40 @@ def run(args: argparse.Namespace) -> int:
         if args.terminal:
             print(simulator.to_terminal(colour=sys.stdout.isatty()))
         print(f"wrote {args.output}")
+    return 0
+
+
+def run_template(args: argparse.Namespace) -> int:
+    """``board --template -o FILE.svg``: the layout's board as a 1:1 template."""
+    if args.log is not None:
+        raise UsageError("--template draws the board itself: give no event log")
+    if args.output.suffix.lower() != ".svg":
+        raise UsageError(f"cannot write {str(args.output)!r}: the template is an .svg file")
+    from firmware.store.files import replace_file
+    from hardware.config import BoardConfig
+    from hardware.template import STRIP_PITCH_MM, make_template
+
+    document = read_document(args.config)
+    layout = chosen_layout(args.layout, document, BoardConfig.from_config(document).layout)
+    try:
+        template = make_template(layout, pitch_mm=args.pitch or STRIP_PITCH_MM,
+                                 row_length=int(layout.options.get("row_length", 30)))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    replace_file(args.output, template.svg().encode())
+    report = {
+        "svg": str(args.output),
+        "layout": {"kind": layout.kind, **layout.options, "n_leds": layout.n_leds},
+        "holes": len(template.holes),
+        "pitch_mm": round(template.pitch_mm, 3),
+        "width_mm": round(template.width_mm, 1),
+        "height_mm": round(template.height_mm, 1),
+        "pieces": [[p.first_led, p.last_led] for p in template.pieces],
+    }
+    if args.json:
+        print_json(report)
+    else:
+        print(f"wrote {args.output}: {report['holes']} holes at {report['pitch_mm']} mm on a "
+              f"{report['width_mm']:.0f} x {report['height_mm']:.0f} mm board, the strip cut "
+              f"into {len(template.pieces)} pieces; print it at 100 %")
     return 0

@@ -1,9 +1,14 @@
 """WS2812 strip on a Raspberry Pi 5 through the kernel's ws2812-pio-rp1 driver.
 
 The driver runs the WS2812 timing on the RP1's PIO and exposes the strip as
-a character device (``/dev/leds0``). A frame is written in one go, 4 bytes
-per LED in R, G, B, W order (W is ignored unless the overlay sets ``rgbw``);
-the driver reorders for the strip itself.
+a character device (``/dev/leds0``). A frame is written in one go from offset
+0, 4 bytes per LED in R, G, B, W order (W is ignored unless the overlay sets
+``rgbw``); the driver reorders for the strip itself and applies the overlay's
+brightness. Source: the driver's commit in the Raspberry Pi kernel,
+``misc: Add ws2812-pio-rp1 driver`` (71c5b5e9, 3 Dec 2024): "Write data to the
+/dev/* entry in a 4 bytes-per-pixel format in RGBW order: RR GG BB WW". The
+overlay's ``num_leds`` must be the layout's LED count (``install.sh --leds pio``
+writes it), so one frame is ``num_leds`` x 4 bytes.
 """
 
 from __future__ import annotations

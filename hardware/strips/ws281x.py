@@ -4,6 +4,16 @@ rpi_ws281x 5.0.0 does not know the Pi 5, and off a Pi its objects crash the
 interpreter (``begin()`` fails, then the strip's exit handler segfaults). So
 this backend reads the board model first and imports the library only on a
 Pi 1-4; anywhere else it raises ``StripUnavailableError`` before touching it.
+
+What the library accepts on a 40-pin Pi (its ``lib/ws2811.c``,
+``check_hwver_and_gpionum`` and ``set_driver_mode``): GPIO12 or GPIO18 on
+PWM channel 0, GPIO13 or GPIO19 on PWM channel 1 alone, GPIO21 (PCM) and
+GPIO10 (SPI). PWM needs root (``/dev/mem``) and ``dtparam=audio=off``; SPI
+needs only the ``gpio`` and ``spi`` groups and sends ``freq_hz`` x 3 on SPI0.
+DMA is one of its 16 channels; its README warns that channel 5 corrupts the
+SD card on a Pi 3, and 10 (the default) is safe. It renders at ``brightness``
+/ 256 of each level (``(v * (b + 1)) >> 8``), so 255 leaves the renderer's
+levels untouched.
 """
 
 from __future__ import annotations
@@ -18,14 +28,21 @@ import numpy.typing as npt
 
 from hardware.strip import SizedStrip, StripError, StripUnavailableError, check_frame
 
-__all__ = ["Ws281xStrip", "MODEL_PATH", "pi_model"]
+__all__ = ["Ws281xStrip", "MODEL_PATH", "pi_model", "PINS", "FREQUENCIES", "DMA_CHANNELS"]
 
 MODEL_PATH = Path("/proc/device-tree/model")
 
-# Pins on the second PWM channel; rpi_ws281x wants channel=1 for them.
-_CHANNEL_1_PINS = frozenset({13, 19, 41, 45, 53})
-_PINS = frozenset({10, 12, 13, 18, 19, 21, 31, 38, 40, 41, 45, 52, 53})
+#: GPIO -> (channel, driver) that rpi_ws281x 5.0.0 accepts on a 40-pin Pi (2, 3, 4, Zero).
+PINS: dict[int, tuple[int, str]] = {
+    10: (0, "SPI"), 12: (0, "PWM"), 18: (0, "PWM"), 21: (0, "PCM"), 13: (1, "PWM"), 19: (1, "PWM"),
+}
+#: WS2812 (800 kHz) or WS2811 (400 kHz) data rates.
+FREQUENCIES = frozenset({800_000, 400_000})
+#: DMA channels: the library's 16, less 5 (its README: SD card corruption on a Pi 3).
+DMA_CHANNELS = frozenset(range(16)) - {5}
 _ORDERS = frozenset({"RGB", "RBG", "GRB", "GBR", "BRG", "BGR"})
+#: SK6812 RGBW strips; white is sent as 0.
+_RGBW_ORDERS = frozenset({"RGBW", "RBGW", "GRBW", "GBRW", "BRGW", "BGRW"})
 
 
 def pi_model(path: Path = MODEL_PATH) -> str | None:
@@ -58,10 +75,17 @@ class Ws281xStrip(SizedStrip):
         library: ModuleType | Any | None = None,
         model_path: Path | str = MODEL_PATH,
     ) -> None:
-        if pin not in _PINS:
-            raise StripError(f"rpi_ws281x cannot drive GPIO{pin!r}: use one of {sorted(_PINS)}")
-        if order not in _ORDERS:
-            raise StripError(f"unknown colour order {order!r}: use one of {sorted(_ORDERS)}")
+        if pin not in PINS:
+            raise StripError(f"rpi_ws281x cannot drive GPIO{pin!r} on a 40-pin Pi: use 10 (SPI), "
+                             "12 or 18 (PWM0), 13 or 19 (PWM1) or 21 (PCM)")
+        if order not in _ORDERS | _RGBW_ORDERS:
+            raise StripError(f"unknown colour order {order!r}: use one of "
+                             f"{sorted(_ORDERS | _RGBW_ORDERS)}")
+        if freq_hz not in FREQUENCIES:
+            raise StripError(f"freq_hz {freq_hz!r}: a WS2812 takes 800000 (a WS2811 400000)")
+        if dma not in DMA_CHANNELS:
+            raise StripError(f"dma {dma!r}: use one of the DMA channels 0-15 but 5 "
+                             "(10, the default, is safe)")
         model = pi_model(Path(model_path))
         if model is None or "Raspberry Pi" not in model:
             raise StripUnavailableError("ws281x", f"not a Raspberry Pi (model: {model!r})")
@@ -78,8 +102,9 @@ class Ws281xStrip(SizedStrip):
                 ) from exc
         self._lib = library
         self._n = n
-        strip_type = getattr(library.ws, f"WS2811_STRIP_{order}")
-        channel = 1 if pin in _CHANNEL_1_PINS else 0
+        prefix = "SK6812" if order in _RGBW_ORDERS else "WS2811"
+        strip_type = getattr(library.ws, f"{prefix}_STRIP_{order}")
+        channel = PINS[pin][0]
         self._strip = library.PixelStrip(n, pin, freq_hz, dma, invert, 255, channel, strip_type)
         try:
             self._strip.begin()

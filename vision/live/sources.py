@@ -30,7 +30,7 @@ import numpy.typing as npt
 __all__ = [
     "Frame", "FrameSource", "CameraUnavailableError", "SourceError", "open_source", "SOURCES",
     "ReplaySource", "OpenCVSource", "Picamera2Source", "IMAGE_SUFFIXES", "VIDEO_SUFFIXES",
-    "default_watch_size", "watch_image",
+    "default_watch_size", "watch_image", "full_view_mode",
 ]
 
 Image = npt.NDArray[np.uint8]
@@ -315,7 +315,12 @@ class Picamera2Source:
     Two streams come from the one sensor readout, as picamera2 configures them: ``main``
     at ``size`` (RGB888, read for cards) and ``lores`` at ``watch`` (YUV420, whose
     luminance plane is the grey image watched for movement; a Pi 4's ISP gives ``lores``
-    only in YUV).
+    only in YUV, no larger than ``main``). The sensor mode is the smallest that sees the
+    sensor's whole width (``full_view_mode``): left to itself picamera2 picks the mode
+    nearest ``main``'s size, which for 1280x720 on a Camera Module 3 is its 1536x864
+    mode, a centre crop with two thirds of the view. The sizes read back are the ones
+    picamera2 configured (it rounds odd sides down). ``tests/picamera2_fake.py`` holds
+    picamera2's own rules.
     """
 
     name = "picamera2"
@@ -333,13 +338,24 @@ class Picamera2Source:
                     "python3-picamera2, and make the virtualenv with --system-site-packages"
                 ) from exc
             camera_factory = module.Picamera2
-        self._watch = watch or default_watch_size(size)
+        size = (int(size[0]), int(size[1]))
+        watch = watch or default_watch_size(size)
+        if watch[0] > size[0] or watch[1] > size[1]:
+            raise SourceError(f"camera watch {tuple(watch)} is larger than size {size}: "
+                              "picamera2's lores stream may not exceed main")
         try:
             self._camera = camera_factory()
+            sensor = full_view_mode(self._camera, size)
+            # The mode is asked for by the raw stream's size (picamera2 configures a raw
+            # stream anyway), which every picamera2 honours; ``sensor=`` is newer.
             config = self._camera.create_preview_configuration(
-                main={"format": "RGB888", "size": tuple(size)},
-                lores={"format": "YUV420", "size": self._watch})
+                main={"format": "RGB888", "size": size},
+                lores={"format": "YUV420", "size": (int(watch[0]), int(watch[1]))},
+                **({"raw": {"size": sensor["output_size"]}} if sensor else {}))
             self._camera.configure(config)
+            configured = getattr(self._camera, "camera_config", None) or config
+            lores_w, lores_h = configured["lores"]["size"]
+            self._watch = (int(lores_w), int(lores_h))
             self._camera.start()
         except Exception as exc:  # libcamera reports a missing sensor in many ways
             raise CameraUnavailableError("picamera2", f"the camera did not start: {exc}") from exc
@@ -363,6 +379,32 @@ class Picamera2Source:
         self._grabber.stop()
         self._camera.stop()
         self._camera.close()
+
+
+def full_view_mode(camera: Any, size: tuple[int, int]) -> dict[str, Any] | None:
+    """picamera2's ``sensor`` choice for ``size``: the smallest mode whose crop spans the
+    sensor's whole width and that is at least ``size`` (else the largest such), as
+    ``{"output_size", "bit_depth"}``; None where the camera lists no such modes (a USB
+    camera), leaving the choice to picamera2. Reading ``sensor_modes`` configures the
+    camera once per mode, so it is done once, before the camera starts."""
+    try:
+        modes = [m for m in camera.sensor_modes
+                 if "size" in m and "crop_limits" in m and "bit_depth" in m]
+        array = camera.camera_properties.get("PixelArraySize")
+    except Exception:  # a camera without modes: picamera2 chooses
+        return None
+    if not modes:
+        return None
+    width = array[0] if array else max(m["crop_limits"][2] for m in modes)
+    whole = [m for m in modes if m["crop_limits"][2] >= width]
+    if not whole:
+        return None
+    big = [m for m in whole if m["size"][0] >= size[0] and m["size"][1] >= size[1]]
+    def area(mode: dict[str, Any]) -> int:
+        return int(mode["size"][0] * mode["size"][1])
+
+    mode = min(big, key=area) if big else max(whole, key=area)
+    return {"output_size": tuple(mode["size"]), "bit_depth": int(mode["bit_depth"])}
 
 
 SOURCES: dict[str, Callable[..., FrameSource]] = {

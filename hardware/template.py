@@ -1,0 +1,205 @@
+"""A 1:1 drilling and cutting template for the LED pegboard, as SVG in millimetres.
+
+Holes sit over LEDs, so the hole pitch along a row is the strip's LED pitch
+(16.67 mm on a 60 LED/m strip) and there are no wider gaps between groups of
+five as on a wooden board (the template draws a tick between groups instead).
+The rows are the streets of ``hardware.layout``: holes 1-120 of each track in
+4 streets of 30 running right, left, right, left, the tracks of a street in
+adjacent rows, the start holes before the first street's hole 1 and the game
+holes after the last street's hole 120. Each hole is labelled with the LED the
+layout puts under it, so the same template checks the wiring.
+
+Where two LEDs that follow each other on the strip are not neighbours in a row,
+the strip is cut there and joined with three wires (5 V, data, GND): the
+template draws each strip piece with its LED range, and each joint as a dashed
+line. Print it at 100 % (the 100 mm scale bar checks it); tile it across sheets
+or have it printed on a plotter, and drill ``hole_mm`` holes through the marks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+from hardware.layout import Layout
+
+__all__ = ["Template", "Hole", "Piece", "make_template", "STRIP_PITCH_MM", "LEDS_PER_METRE"]
+
+LEDS_PER_METRE = 60
+STRIP_PITCH_MM = 1000 / LEDS_PER_METRE
+_STRIP_WIDTH_MM = 10.0  # a 5050 LED strip's PCB
+_MARGIN_MM = 30.0
+
+
+@dataclass(frozen=True)
+class Hole:
+    """One hole: its track and hole number, the LED under it, its centre in mm."""
+
+    track: int
+    hole: int
+    led: int
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One straight piece of strip: its first and last LED, in strip order."""
+
+    first_led: int
+    last_led: int
+
+    @property
+    def leds(self) -> int:
+        return abs(self.last_led - self.first_led) + 1
+
+
+@dataclass(frozen=True)
+class Template:
+    """Where every hole goes, the strip's pieces, and the board's size (mm)."""
+
+    layout: Layout
+    pitch_mm: float
+    track_pitch_mm: float
+    hole_mm: float
+    holes: tuple[Hole, ...]
+    pieces: tuple[Piece, ...]
+    width_mm: float
+    height_mm: float
+
+    def svg(self) -> str:
+        """The template as an SVG document sized in millimetres."""
+        return _svg(self)
+
+
+def make_template(layout: Layout, *, pitch_mm: float = STRIP_PITCH_MM,
+                  hole_mm: float = 5.0, row_length: int = 30) -> Template:
+    """Lays out ``layout``'s holes in streets of ``row_length`` at the strip's ``pitch_mm``."""
+    if not 3.0 <= pitch_mm <= 100.0:
+        raise ValueError(f"pitch {pitch_mm!r} mm is not an LED strip's (3-100 mm)")
+    if not 1.0 <= hole_mm < pitch_mm:
+        raise ValueError(f"hole {hole_mm!r} mm must be at least 1 mm and under the "
+                         f"pitch {pitch_mm:.2f} mm")
+    tracks = layout.tracks
+    scoring = layout.holes - 2
+    streets = -(-scoring // row_length)
+    track_pitch = pitch_mm
+    street_gap = 2 * pitch_mm
+    street_height = (tracks - 1) * track_pitch + street_gap
+    last_street_rightward = (streets - 1) % 2 == 0
+
+    def column(hole: int) -> int:
+        if hole == 0:
+            return 0
+        if hole == layout.game_hole:
+            return row_length + 1 if last_street_rightward else 0
+        street, k = divmod(hole - 1, row_length)
+        return 1 + k if street % 2 == 0 else row_length - k
+
+    def street_of(hole: int) -> int:
+        if hole == 0:
+            return 0
+        if hole == layout.game_hole:
+            return streets - 1
+        return (hole - 1) // row_length
+
+    columns = row_length + (2 if last_street_rightward else 1)
+    holes = tuple(
+        Hole(track, hole, layout.led(track, hole),
+             _MARGIN_MM + column(hole) * pitch_mm,
+             _MARGIN_MM + street_of(hole) * street_height + track * track_pitch)
+        for track in range(tracks) for hole in range(layout.holes))
+    width = 2 * _MARGIN_MM + (columns - 1) * pitch_mm
+    height = 2 * _MARGIN_MM + (streets - 1) * street_height + (tracks - 1) * track_pitch
+    return Template(layout, pitch_mm, track_pitch, hole_mm, holes,
+                    _pieces(holes, pitch_mm), width, height)
+
+
+def _pieces(holes: tuple[Hole, ...], pitch: float) -> tuple[Piece, ...]:
+    """Runs of consecutive LEDs that are neighbours in one row: one piece of strip each."""
+    by_led = sorted(holes, key=lambda h: h.led)
+    pieces: list[Piece] = []
+    first = previous = by_led[0]
+    for hole in by_led[1:]:
+        neighbour = (hole.led == previous.led + 1 and abs(hole.y - previous.y) < 1e-6
+                     and abs(abs(hole.x - previous.x) - pitch) < 1e-6)
+        if not neighbour:
+            pieces.append(Piece(first.led, previous.led))
+            first = hole
+        previous = hole
+    pieces.append(Piece(first.led, previous.led))
+    return tuple(pieces)
+
+
+def _svg(t: Template) -> str:
+    layout = t.layout
+    at = {h.led: h for h in t.holes}
+    out: list[str] = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{t.width_mm:.2f}mm" '
+        f'height="{t.height_mm:.2f}mm" viewBox="0 0 {t.width_mm:.2f} {t.height_mm:.2f}" '
+        'font-family="DejaVu Sans, Arial, sans-serif">',
+        f'<title>cribbage-board drilling template: {len(t.holes)} holes, pitch '
+        f'{t.pitch_mm:.3f} mm</title>',
+        f'<rect x="0.5" y="0.5" width="{t.width_mm - 1:.2f}" height="{t.height_mm - 1:.2f}" '
+        'fill="#fff" stroke="#000" stroke-width="0.5"/>',
+    ]
+    # Strip pieces under the holes, and the wire joints between them.
+    half = t.pitch_mm / 2
+    for n, piece in enumerate(t.pieces):
+        a, b = at[piece.first_led], at[piece.last_led]
+        x0, x1 = min(a.x, b.x) - half, max(a.x, b.x) + half
+        out.append(f'<rect class="strip" x="{x0:.2f}" y="{a.y - _STRIP_WIDTH_MM / 2:.2f}" '
+                   f'width="{x1 - x0:.2f}" height="{_STRIP_WIDTH_MM:.2f}" fill="#f3ead8" '
+                   'stroke="#b39b6b" stroke-width="0.3"/>')
+        for x in (x0, x1):  # cut lines
+            out.append(f'<line x1="{x:.2f}" y1="{a.y - 7:.2f}" x2="{x:.2f}" y2="{a.y + 7:.2f}" '
+                       'stroke="#c00" stroke-width="0.3" stroke-dasharray="1 0.7"/>')
+        if n + 1 < len(t.pieces):
+            c = at[t.pieces[n + 1].first_led]
+            out.append(f'<polyline class="joint" points="{b.x:.2f},{b.y:.2f} '
+                       f'{c.x:.2f},{c.y:.2f}" fill="none" stroke="#06c" stroke-width="0.35" '
+                       'stroke-dasharray="2 1.2"/>')
+    first = at[t.pieces[0].first_led]
+    out.append(_text(first.x - t.pitch_mm * 0.9, first.y - 6, "DIN", 2.6, "#06c", "end"))
+    # Holes: a circle of the drill's size, a centre cross, the LED index under it.
+    for h in t.holes:
+        r = t.hole_mm / 2
+        out.append(f'<circle class="hole" cx="{h.x:.2f}" cy="{h.y:.2f}" r="{r:.2f}" '
+                   'fill="none" stroke="#000" stroke-width="0.25"/>')
+        out.append(f'<path d="M{h.x - 1:.2f} {h.y:.2f}h2M{h.x:.2f} {h.y - 1:.2f}v2" '
+                   'stroke="#000" stroke-width="0.15"/>')
+        out.append(_text(h.x, h.y + r + 2.2, str(h.led), 1.6, "#777"))
+        if h.track == 0 and 0 < h.hole < layout.game_hole and h.hole % 5 == 0:
+            out.append(_text(h.x, h.y - r - 1.6, str(h.hole), 2.4, "#000"))
+    # Start and game labels, and the skunk lines of a 121 board.
+    for hole, word in ((0, "start"), (layout.game_hole, "game")):
+        h = next(x for x in t.holes if x.track == 0 and x.hole == hole)
+        out.append(_text(h.x, h.y - t.hole_mm / 2 - 4.5, word, 2.6, "#000"))
+    if layout.game_hole == 121:
+        for line, word in ((61, "double skunk"), (91, "skunk")):
+            ends = [h for h in t.holes if h.hole == line]
+            x = ends[0].x + (-half if (line - 1) // 30 % 2 == 0 else half)
+            y0, y1 = min(h.y for h in ends) - 5, max(h.y for h in ends) + 5
+            out.append(f'<line x1="{x:.2f}" y1="{y0:.2f}" x2="{x:.2f}" y2="{y1:.2f}" '
+                       'stroke="#000" stroke-width="0.6"/>')
+            out.append(_text(x, y1 + 3.5, word, 2.2, "#000"))
+    # A scale bar and what the template is.
+    y = t.height_mm - 9
+    out.append(f'<path d="M10 {y:.2f}h100M10 {y - 2:.2f}v4M110 {y - 2:.2f}v4" stroke="#000" '
+               'stroke-width="0.4" fill="none"/>')
+    out.append(_text(60, y - 2.5, "100 mm: print at 100 %", 2.6, "#000"))
+    counts = "+".join(str(p.leds) for p in t.pieces[: 4]) + ("+..." if len(t.pieces) > 4 else "")
+    out.append(_text(120, y + 1, (
+        f"{layout.kind}, {layout.tracks} tracks x {layout.holes} holes = {len(t.holes)} holes; "
+        f"pitch {t.pitch_mm:.3f} mm ({1000 / t.pitch_mm:.0f} LEDs/m); drill {t.hole_mm:g} mm; "
+        f"board {t.width_mm:.0f} x {t.height_mm:.0f} mm; strip in {len(t.pieces)} pieces "
+        f"({counts} LEDs), dashed: wire joints"), 2.6, "#000", "start"))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _text(x: float, y: float, text: str, size: float, colour: str,
+          anchor: str = "middle") -> str:
+    return (f'<text x="{x:.2f}" y="{y:.2f}" font-size="{size}" fill="{colour}" '
+            f'text-anchor="{anchor}">{escape(text)}</text>')

@@ -1,0 +1,69 @@
+"""hardware.template: the drilling and cutting template, read back from its SVG."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+
+import pytest
+
+from hardware.layout import per_side_tracks, serpentine, shared_track
+from hardware.template import STRIP_PITCH_MM, make_template
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def holes_of(svg: str) -> list[tuple[float, float, float]]:
+    root = ET.fromstring(svg)
+    return [(float(c.get("cx", 0)), float(c.get("cy", 0)), float(c.get("r", 0)))
+            for c in root.iter(f"{SVG}circle") if c.get("class") == "hole"]
+
+
+def test_the_guides_board_three_tracks_of_122_holes_at_the_strips_pitch() -> None:
+    template = make_template(per_side_tracks(3))
+    svg = template.svg()
+    root = ET.fromstring(svg)
+    # 1:1: the page is as many mm as the board, and the view box counts mm.
+    assert root.get("width") == "560.00mm" and root.get("height") == "293.33mm"
+    assert root.get("viewBox") == "0 0 560.00 293.33"
+    holes = holes_of(svg)
+    assert len(holes) == 3 * 122 == len(set((x, y) for x, y, _ in holes))
+    assert {r for _, _, r in holes} == {2.5}
+    rows: dict[float, list[float]] = defaultdict(list)
+    for x, y, _ in holes:
+        rows[y].append(x)
+    assert len(rows) == 4 * 3  # 4 streets x 3 tracks
+    for xs in rows.values():
+        gaps = [b - a for a, b in zip(sorted(xs), sorted(xs)[1:], strict=False)]
+        assert gaps == pytest.approx([1000 / 60] * len(gaps), abs=0.011)  # 60 LED/m's pitch
+    # Street 1 and 4 rows hold the start or game hole too: 31 holes; the others 30.
+    assert sorted(len(xs) for xs in rows.values()) == [30] * 6 + [31] * 6
+
+
+def test_every_led_of_the_layout_is_under_one_hole_and_pieces_follow_the_strip() -> None:
+    layout = per_side_tracks(3)
+    template = make_template(layout)
+    assert sorted(h.led for h in template.holes) == list(range(layout.n_leds))
+    assert [p.leds for p in template.pieces] == [31, 30, 30, 31] * 3
+    assert sum(p.leds for p in template.pieces) == layout.n_leds
+    first = {(h.track, h.hole): h for h in template.holes}
+    # Hole 1 is one pitch right of the start hole; the game hole one pitch left of 120.
+    assert first[0, 1].x - first[0, 0].x == pytest.approx(STRIP_PITCH_MM)
+    assert first[0, 120].x - first[0, 121].x == pytest.approx(STRIP_PITCH_MM)
+    assert first[1, 5].y - first[0, 5].y == pytest.approx(STRIP_PITCH_MM)
+
+
+def test_other_layouts_and_pitches() -> None:
+    t = make_template(serpentine(2), pitch_mm=1000 / 30)
+    assert len(t.holes) == 244 and t.width_mm == pytest.approx(60 + 30 * 1000 / 30)
+    t = make_template(shared_track())
+    assert len(t.holes) == 122 and len(t.pieces) == 4
+    t = make_template(per_side_tracks(2, holes=62))  # a 61 board: 2 streets
+    assert len(t.holes) == 124 and [p.leds for p in t.pieces] == [31, 31, 31, 31]
+
+
+def test_impossible_sizes_are_refused() -> None:
+    with pytest.raises(ValueError, match="pitch 1 mm"):
+        make_template(per_side_tracks(3), pitch_mm=1)
+    with pytest.raises(ValueError, match="hole 20 mm"):
+        make_template(per_side_tracks(3), hole_mm=20)

@@ -1,0 +1,138 @@
+"""The camera configuration the device builds, judged by picamera2's own rules.
+
+``tests/picamera2_fake.py`` refuses what picamera2 0.3.38 refuses and picks sensor modes
+as it does, for a Camera Module 3 (imx708) on a Pi 4 (VC4 ISP) and a Pi 5 (PiSP).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from picamera2_fake import IMX708_ARRAY, PISP, VC4, FakePicamera2
+
+from vision.live.sources import Picamera2Source, SourceError, full_view_mode
+
+HEART = (1900, 1000, 2300, 1400)  # x0, y0, x1, y1 in sensor pixels: red ink
+CLUB = (2500, 1000, 2900, 1400)  # black ink
+
+
+def card_table(width: int, height: int) -> np.ndarray:
+    """A dark cloth with a white card carrying a red and a black pip (RGB)."""
+    image = np.full((height, width, 3), (30, 90, 40), np.uint8)
+    image[900:1500, 1800:3000] = 245
+    image[HEART[1]:HEART[3], HEART[0]:HEART[2]] = (210, 20, 30)
+    image[CLUB[1]:CLUB[3], CLUB[0]:CLUB[2]] = (15, 15, 15)
+    return image
+
+
+def open_source(camera: FakePicamera2, **options: Any) -> Picamera2Source:
+    return Picamera2Source(camera_factory=lambda: camera, **options)
+
+
+@pytest.mark.parametrize("platform", [VC4, PISP])
+@pytest.mark.parametrize("size", [(2304, 1296), (1280, 720)])
+def test_the_device_configuration_is_valid_and_sees_the_whole_sensor(
+        platform: str, size: tuple[int, int]) -> None:
+    camera = FakePicamera2(platform)
+    source = open_source(camera, size=size)
+    try:
+        assert camera.camera_config is not None
+        assert camera.camera_config["main"] == {"format": "RGB888", "size": size,
+                                                "preserve_ar": True}
+        assert camera.camera_config["lores"]["format"] == "YUV420"
+        # The binned full-view mode, never the 1536x864 centre crop picamera2 picks
+        # by itself for 1280x720.
+        assert camera.sensor_mode is not None and camera.sensor_mode["size"] == (2304, 1296)
+        assert camera.sensor_mode["crop_limits"] == (0, 0, *IMX708_ARRAY)
+        assert camera.modes_read == 1
+    finally:
+        source.close()
+
+
+def test_picamera2_left_to_itself_would_crop_1280x720() -> None:
+    """The rule the source works around, as picamera2 applies it."""
+    camera = FakePicamera2()
+    camera.configure(camera.create_preview_configuration(
+        main={"format": "RGB888", "size": (1280, 720)}))
+    assert camera.sensor_mode is not None and camera.sensor_mode["size"] == (1536, 864)
+
+
+def test_full_view_mode_for_each_size() -> None:
+    camera = FakePicamera2()
+    assert full_view_mode(camera, (1280, 720)) == {"output_size": (2304, 1296), "bit_depth": 10}
+    assert full_view_mode(camera, (2304, 1296)) == {"output_size": (2304, 1296), "bit_depth": 10}
+    assert full_view_mode(camera, (3840, 2160)) == {"output_size": (4608, 2592), "bit_depth": 10}
+
+    class Usb:
+        sensor_modes = [{"format": "MJPEG"}]
+        camera_properties: dict[str, Any] = {}
+
+    assert full_view_mode(Usb(), (1280, 720)) is None
+
+
+def test_rgb888_is_read_as_bgr_so_red_stays_red() -> None:
+    camera = FakePicamera2(scene=card_table)
+    source = open_source(camera, size=(2304, 1296))
+    try:
+        frame = source.read(timeout=5)
+        assert frame is not None and frame.image.shape == (1296, 2304, 3)
+        # The 2304x1296 mode bins 2x2: sensor pixel (x, y) is frame pixel (x/2, y/2).
+        hsv = cv2.cvtColor(frame.image, cv2.COLOR_BGR2HSV)
+        heart = hsv[(HEART[1] + HEART[3]) // 4, (HEART[0] + HEART[2]) // 4]
+        club = hsv[(CLUB[1] + CLUB[3]) // 4, (CLUB[0] + CLUB[2]) // 4]
+        assert heart[0] <= 10 or heart[0] >= 170, f"hearts' ink reads as hue {heart[0]}"
+        assert heart[1] > 150 and club[2] < 40
+        b, g, r = frame.image[(HEART[1] + HEART[3]) // 4, (HEART[0] + HEART[2]) // 4]
+        assert r > 150 and b < 60
+    finally:
+        source.close()
+
+
+def test_the_watch_image_is_the_luminance_plane_at_the_configured_size() -> None:
+    camera = FakePicamera2(scene=card_table)
+    # Odd sides: picamera2 rounds them down to even; the source reads back what it got.
+    source = open_source(camera, size=(2304, 1296), watch=(577, 325))
+    try:
+        frame = source.read(timeout=5)
+        assert frame is not None and frame.watch is not None
+        assert frame.watch.shape == (324, 576)
+        expected = cv2.cvtColor(cv2.resize(card_table(*IMX708_ARRAY), (576, 324),
+                                           interpolation=cv2.INTER_AREA), cv2.COLOR_RGB2GRAY)
+        assert np.array_equal(frame.watch, expected)  # no chroma rows, no stride padding
+    finally:
+        source.close()
+
+
+def test_a_watch_larger_than_the_frame_is_refused_before_the_camera_opens() -> None:
+    camera = FakePicamera2()
+    with pytest.raises(SourceError, match=r"watch \(640, 480\) is larger than size \(320, 240\)"):
+        open_source(camera, size=(320, 240), watch=(640, 480))
+    assert camera.camera_config is None
+
+
+@pytest.mark.parametrize(("streams", "message"), [
+    ({"main": {"format": "RGB888", "size": (1280, 720)},
+      "lores": {"format": "RGB888", "size": (320, 180)}}, "lores stream must be YUV"),
+    ({"main": {"format": "RGB888", "size": (640, 360)},
+      "lores": {"format": "YUV420", "size": (1280, 720)}}, "may not exceed main"),
+    ({"main": {"format": "RGB24", "size": (640, 360)}}, "Bad format RGB24"),
+])
+def test_the_fake_refuses_what_picamera2_refuses_on_a_pi4(
+        streams: dict[str, Any], message: str) -> None:
+    camera = FakePicamera2(VC4)
+    with pytest.raises(RuntimeError, match=message):
+        camera.configure(camera.create_preview_configuration(**streams))
+
+
+def test_the_fake_takes_rgb_lores_on_a_pi5_and_refuses_bad_keys() -> None:
+    camera = FakePicamera2(PISP)
+    camera.configure(camera.create_preview_configuration(
+        main={"format": "RGB888", "size": (1280, 720)},
+        lores={"format": "RGB888", "size": (320, 180)}))
+    with pytest.raises(ValueError, match="Bad key 'fps'"):
+        camera.create_preview_configuration(main={"fps": 30})
+    with pytest.raises(RuntimeError, match="Unexpected keys"):
+        camera.configure({**camera.create_preview_configuration(), "sensor": {"mode": 1}})
