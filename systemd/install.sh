@@ -2,7 +2,7 @@
 # Installs the cribbage board as a boot service on Raspberry Pi OS (Bookworm or Trixie),
 # and with --with-club the club server (on a Pi or any Debian machine).
 #
-#   sudo systemd/install.sh [--dry-run] [--with-voice] [--with-club] [--no-apt]
+#   sudo systemd/install.sh [--dry-run] [--with-voice] [--with-club[=BOARD,...]] [--no-apt]
 #                           [--leds spi|pio] [--prefix /opt/cribbage-board] [--user cribbage]
 #                           [--root DIR]   (or DESTDIR=DIR)
 #
@@ -32,8 +32,18 @@
 #   6. the unit at /etc/systemd/system/cribbage-board.service (ExecStart pointed at
 #      PREFIX), enabled for boot; restarted if it was running, so an upgrade takes.
 #      With --with-club also the club server: cribbage-club.service, with its options
-#      in /etc/cribbage-board/club.env (placed only if absent), enabled the same way.
+#      in /etc/cribbage-board/club.env (placed only if absent), enabled the same way,
+#      and the broker's logins (`cribbage-board club setup-broker`: one per BOARD, an
+#      ACL, no anonymous clients; a new board's password is printed once; run again to
+#      add boards).
+#      Where systemd is not running (a chroot: pi-gen, sdm, an image build; no
+#      /run/systemd/system) the units are enabled offline and nothing is reloaded or
+#      restarted: they start at first boot.
 #
+# Without the Raspberry Pi archive (plain Debian: apt knows no python3-picamera2 or
+# python3-lgpio) step 1 stops and says so; --no-apt skips apt (install python3-venv,
+# python3-dev and build-essential yourself), and the board then has no picamera2
+# camera and gpiozero's pins only through pip's lgpio wheel.
 # --dry-run prints every step and changes nothing (no root needed).
 # --root DIR (or DESTDIR) places the files (steps 4-6 and the docs) under DIR, reads
 # DIR/proc/device-tree/model and enables the unit there with `systemctl --root`;
@@ -49,18 +59,20 @@ dry_run=0
 leds="spi"
 with_voice=0
 with_club=0
+club_boards=""
 apt=1
 prefix="/opt/cribbage-board"
 user="cribbage"
 root="${DESTDIR:-}"
 
-usage() { sed -n '2,41p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --dry-run) dry_run=1 ;;
         --with-voice) with_voice=1 ;;
         --with-club) with_club=1 ;;
+        --with-club=*) with_club=1; club_boards="${1#*=}" ;;
         --no-apt) apt=0 ;;
         --leds) leds="${2:?--leds needs spi or pio}"; shift ;;
         --leds=*) leds="${1#*=}" ;;
@@ -95,6 +107,11 @@ units=("$unit_name")
 groups=(gpio video spi leds audio)
 udev_rule="/etc/udev/rules.d/99-cribbage-board-leds.rules"
 reboot_for=()
+# Present only while systemd runs as PID 1 (sd_booted(3)); SYSTEMD_RUN_DIR stands in for it
+# in tests of the steps that change the running system.
+systemd_run_dir="${SYSTEMD_RUN_DIR:-/run/systemd/system}"
+# The apt packages that come only from the Raspberry Pi archive, and what each gives.
+pi_packages=(python3-picamera2 python3-lgpio)
 
 say() { printf '%s\n' "$*"; }
 # Runs a command, or with --dry-run prints it.
@@ -131,7 +148,9 @@ system_steps() {
         (( with_voice )) && packages+=(espeak-ng)
         (( with_club )) && packages+=(mosquitto)
         run apt-get update
+        [[ -n "$extra" ]] && check_pi_archive
         run apt-get install -y --no-install-recommends "${packages[@]}"
+        (( dry_run )) || say "installed with apt: ${packages[*]}"
     else
         say "skip: apt packages (--no-apt)"
     fi
@@ -166,6 +185,29 @@ system_steps() {
         say "note: no constraints/ file for this OS release; installing the newest libraries"
         run "$venv/bin/pip" install --disable-pip-version-check --upgrade "$src$extra"
     fi
+    (( dry_run )) || say "installed: cribbage-board$extra into $venv${constraints:+ under $constraints}"
+}
+
+# Stops before apt-get install when apt knows none of the Raspberry Pi archive's packages
+# (apt's own "Unable to locate package" names neither the cause nor --no-apt). --dry-run has
+# not updated the package lists, so there it only notes.
+check_pi_archive() {
+    local missing=() package
+    for package in "${pi_packages[@]}"; do
+        apt-cache show "$package" >/dev/null 2>&1 || missing+=("$package")
+    done
+    (( ${#missing[@]} )) || return 0
+    if (( dry_run )); then
+        say "note: apt does not know ${missing[*]} (yet): without the Raspberry Pi archive the install stops here; see --no-apt"
+        return 0
+    fi
+    {
+        echo "install.sh: apt has no ${missing[*]}: this machine's apt sources lack the Raspberry Pi archive (archive.raspberrypi.com), which Raspberry Pi OS has. Nothing was installed."
+        echo "  To install without them, run again with --no-apt (and first: apt-get install python3-venv python3-dev build-essential). Without them:"
+        echo "  - python3-picamera2: no Camera Module through picamera2 ([camera] source = \"picamera2\"); a USB camera (source = \"opencv\") still works."
+        echo "  - python3-lgpio: gpiozero's lgpio pins (the buttons) come only from pip's lgpio wheel, not the build matched to the Pi's kernel."
+    } >&2
+    exit 1
 }
 
 # Installs a file (mode 0644) at $root$2 if its content differs.
@@ -200,6 +242,15 @@ led_count() {
     PYTHONPATH="$src" "$python" -c 'import sys
 from hardware.config import load_config
 print(load_config(sys.argv[1]).layout.n_leds)' "$1" 2>/dev/null
+}
+
+# The bytes one SPI frame of $1 LEDs takes, by the project's own code (RGBW: the larger).
+spi_frame_bytes() {
+    local python="python3"
+    [[ -z "$root" && -x "$venv/bin/python" ]] && python="$venv/bin/python"
+    PYTHONPATH="$src" "$python" -c 'import sys
+from hardware.strips.spi import frame_bytes
+print(frame_bytes(int(sys.argv[1]), order="GRBW"))' "$1" 2>/dev/null
 }
 
 # Appends each line that $1 (a file under $root) lacks, under one comment and [all].
@@ -286,9 +337,12 @@ board_steps() {
                      "dtparam=spi=on" "core_freq=250" ;;
             pi5) add_lines "$config_txt" "WS2812 strip on SPI0 MOSI (GPIO10)" "dtparam=spi=on" ;;
         esac
-        # One frame is 9 bytes per LED and a 90-byte reset gap, in one transfer: over 445
-        # LEDs that outgrows spidev's default 4096-byte buffer.
-        if (( n * 9 + 90 > 4096 )); then
+        # One frame goes in one transfer (hardware.strips.spi.frame_bytes: 12 bytes per RGB
+        # LED, 16 per RGBW, and the reset gap): past 331 RGB LEDs that outgrows spidev's
+        # default 4096-byte buffer.
+        local frame
+        frame="$(spi_frame_bytes "$n")" || frame=$(( n * 16 + 120 ))
+        if (( frame > 4096 )); then
             add_kernel_option "$cmdline" "spidev.bufsiz=65536"
         fi
     fi
@@ -332,12 +386,23 @@ file_steps() {
         else
             place "$here/club.env.example" "$club_env"
         fi
+        local python="python3"
+        [[ -z "$root" && -x "$venv/bin/python" ]] && python="$venv/bin/python"
+        run env PYTHONPATH="$src" "$python" -m firmware.commands.cli club setup-broker \
+            --root "${root:-/}" --group "$user" --boards "$club_boards"
     fi
 }
 
 enable_steps() {
     if [[ -n "$root" ]]; then
         run systemctl --root="$root" enable "${units[@]}"
+        first_boot=1
+        return
+    fi
+    if [[ ! -d "$systemd_run_dir" ]]; then
+        say "note: systemd is not running here (no $systemd_run_dir: a chroot or an image build): enabling offline, no daemon-reload or restart"
+        run systemctl enable "${units[@]}"
+        first_boot=1
         return
     fi
     run systemctl daemon-reload
@@ -371,5 +436,9 @@ if (( ${#reboot_for[@]} )); then
 fi
 if (( ! dry_run )); then
     say "done: check it with: $venv/bin/cribbage-board doctor --config $config"
-    say "then: sudo systemctl start ${units[*]}"
+    if [[ -n "${first_boot:-}" ]]; then
+        say "at first boot: systemd starts ${units[*]}${placed_udev:+, the udev rule gives /dev/leds* to the group leds}${reboot_for[*]:+ and the boot settings take effect}"
+    else
+        say "then: sudo systemctl start ${units[*]}"
+    fi
 fi

@@ -306,7 +306,7 @@ def test_install_sets_up_each_board(tmp_path: Path, board: str) -> None:
         example = (SYSTEMD.parent / "firmware/config.example.toml").read_text()
         (root / "etc/cribbage-board").mkdir(parents=True)
         (root / "etc/cribbage-board/config.toml").write_text(
-            example.replace("tracks = 2", "tracks = 4"))
+            example.replace("tracks = 3", "tracks = 4"))
         args = ()
     result = install_board(root, model, *args)
     assert result.returncode == 0, result.stderr
