@@ -66,7 +66,8 @@ def test_lens_blur_lowers_sharpness_more_the_wider_it_is() -> None:
 def test_jpeg_is_opencvs_and_loses_more_at_lower_quality() -> None:
     img = card_image()
     ok, data = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 70])
-    assert ok and np.array_equal(jpeg(img, quality=70), cv2.imdecode(data, cv2.IMREAD_COLOR))
+    decoded = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    assert ok and decoded is not None and np.array_equal(jpeg(img, quality=70), decoded)
     error = {q: float(np.abs(jpeg(img, quality=q).astype(int) - img).mean()) for q in (30, 95)}
     assert error[30] > 2 * error[95] > 0
 
@@ -119,7 +120,9 @@ def test_chroma_420_keeps_brightness_and_halves_colour_detail() -> None:
     out = chroma_420(img)
     grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY).astype(int)
     assert np.abs(cv2.cvtColor(out, cv2.COLOR_BGR2GRAY).astype(int) - grey).mean() < 12
-    spread = lambda a: float(np.ptp(a[..., 2].astype(int)))  # noqa: E731
+    def spread(a: np.ndarray) -> float:
+        return float(np.ptp(a[..., 2].astype(int)))
+
     assert spread(out) < 0.7 * spread(img)
 
 
@@ -165,9 +168,10 @@ def test_capture_is_repeatable_noisy_and_softer_than_the_drawing() -> None:
 
 
 def test_a_frame_smaller_than_the_sensor_averages_its_noise_away() -> None:
-    # Mid grey: sqrt(128 / 12 + 1.5^2) = 3.6 levels a photosite. A 2304x1296 frame is the
+    # Mid grey: sqrt(128 / 20 + 1.2^2) = 2.8 levels a photosite. A 2304x1296 frame is the
     # sensor's binned mode itself (demosaicking spreads the noise a little); a 1280x720
-    # frame is scaled down 1.8 times from it, which averages most of the noise away.
+    # frame is scaled down 1.8 times from it, which averages much of the noise away (a
+    # perfect scaler by the ratio, 0.56; the calibrated anti-alias filter is lighter).
     spread = {}
     for size in ((1280, 720), (2304, 1296)):
         flat = np.full((size[1], size[0], 3), 128, np.float32)
@@ -175,8 +179,8 @@ def test_a_frame_smaller_than_the_sensor_averages_its_noise_away() -> None:
         spread[size] = float(frame[..., 1].std())
         # The warm cast: blue down and red up by 6 %.
         assert tuple(frame.mean(axis=(0, 1))) == pytest.approx((120.3, 128, 135.7), abs=1)
-    assert 2.5 < spread[(2304, 1296)] < 3.6
-    assert 1.0 < spread[(1280, 720)] < 0.6 * spread[(2304, 1296)]
+    assert 2.0 < spread[(2304, 1296)] < 2.8
+    assert 1.0 < spread[(1280, 720)] < 0.75 * spread[(2304, 1296)]
     assert CAMERA_MODULE_3.sensor_mode((1280, 720)) == (2304, 1296)
     assert CAMERA_MODULE_3.sensor_mode((4608, 2592)) == (4608, 2592)
 

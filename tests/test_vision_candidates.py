@@ -292,11 +292,13 @@ def test_a_known_card_height_sets_the_scale_whatever_the_frames_size() -> None:
     assert reading((720, 1280), card_px=CARD_READ_PX / 2).scale == 2.0
     # ... and the glyph limits are the card's, in a 200 px crop as in a 2560x1440 frame ...
     assert reading((200, 200), card_px=90.0) == reading((1440, 2560), card_px=90.0)
-    # ... but for the contrast floor, lower where enlarging smears the strokes.
+    # ... but for the contrast floor, lower where enlarging smears the strokes, and the
+    # search for faint ink, which only a frame not enlarged twice needs.
     shrunk, enlarged = reading((720, 1280), card_px=300.0), reading((720, 1280), card_px=90.0)
     assert shrunk.limits.min_contrast == candidates_module.MIN_CONTRAST
     assert enlarged.limits.min_contrast == candidates_module.SMALL_FRAME_MIN_CONTRAST
-    assert (dataclasses.replace(shrunk.limits, min_contrast=0)
+    assert shrunk.limits.faint and not enlarged.limits.faint
+    assert (dataclasses.replace(shrunk.limits, min_contrast=0, faint=False)
             == dataclasses.replace(enlarged.limits, min_contrast=0))
 
 

@@ -166,7 +166,9 @@ def test_real_photos_out_of_focus_are_read_again() -> None:
     assert wrong == 0
     assert all(conf >= SHARPENED_MIN_CONFIDENCE for conf in confidences)
     assert right >= 0.75 * labelled
-    assert right >= right_as_is + 0.2 * labelled
+    # Sharpened 39 of 44; as they are 22 before faint indices were searched (issue 53), 33
+    # since: sharpening must still read a tenth more.
+    assert right >= right_as_is + 0.1 * labelled
 
 
 def test_the_band_that_is_sharpened() -> None:

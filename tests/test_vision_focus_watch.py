@@ -94,6 +94,8 @@ def test_a_watch_that_never_decides_is_refused() -> None:
 class FilmedCamera:
     """A camera that delivers the given frames in turn and moves the clock a frame on."""
 
+    name = "filmed"
+
     def __init__(self, clock: SteppedClock, images: list[np.ndarray]) -> None:
         self.clock, self.images, self.index = clock, images, 0
 

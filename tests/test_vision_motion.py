@@ -352,3 +352,57 @@ def test_the_device_loop_reads_where_the_table_changed_and_the_tracker_sees_the_
     appeared = [(str(e.card), e.zone) for e in events if isinstance(e, CardAppeared)]
     assert appeared == [("AS", "Bob"), ("KD", "Ann")]
     assert len(recognise.crops) == 2  # the table at startup, then the one region
+
+
+def flickered(image: np.ndarray, cards: dict[tuple[int, int], Card], gain: float
+              ) -> np.ndarray:
+    """``image`` under a light ``gain`` times as bright; the marks that name the cards kept as
+    they were (``MarkReader`` reads their level, which a real recogniser does not)."""
+    lit = np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    for x, y in cards:
+        lit[y + 30:y + 51, x + 20:x + 37] = image[y + 30:y + 51, x + 20:x + 37]
+    return lit
+
+
+def test_a_flicker_of_the_rooms_light_is_no_movement_and_no_change() -> None:
+    """A lamp's flicker or the camera's exposure brightens the whole view at once (a white
+    card by several levels): divided out, it neither delays a read nor causes one."""
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False)
+    settle(reader, table({(300, 200): AS}), 0)
+    cards = {(300, 200): AS, (700, 400): KD}
+    laid = table(cards)
+    seen: list = []
+    for i in range(10, 14):  # every frame 4% brighter or darker than the one before
+        seen = reader(frame(flickered(laid, cards, 1.04 if i % 2 else 0.96), i))
+    assert cards_of(seen) == ["AS", "KD"]  # read on the third still frame, as in steady light
+    reads = reader.reads
+    for i in range(20, 30):
+        reader(frame(flickered(laid, cards, 1.05 if i % 2 else 0.95), i))
+    assert reader.reads == reads
+
+
+def test_a_card_laid_at_the_end_of_a_row_is_no_shift_of_the_view() -> None:
+    """A row of like cards with one more laid at its end matches the row moved by a card;
+    the row's first card did not go, so it is a card laid, not a knocked camera (registration
+    tried on every still change, however small)."""
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False,
+                          settings=WatchSettings(shift_cells=0.0))
+    row = {(100 + 100 * k, 100): card for k, card in enumerate((AS, KD, FIVE))}
+    settle(reader, table(row), 0)
+    more = {**row, (400, 100): Card.parse("9H")}
+    seen = settle(reader, table(more), 10)
+    assert reader.watcher.shifts == 0 and reader.offset == (0.0, 0.0)
+    assert cards_of(seen) == ["5C", "9H", "AS", "KD"]
+
+
+def test_the_whole_view_shifted_keeps_every_reading_in_the_tables_pixels() -> None:
+    recognise = MarkReader()
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False)
+    lay = {(200, 150): AS, (700, 420): KD, (900, 120): FIVE}
+    before = settle(reader, table(lay), 0)
+    moved = settle(reader, table({(x - 48, y + 24): c for (x, y), c in lay.items()}), 10)
+    assert reader.watcher.shifts == 1 and reader.reads == 1
+    assert reader.offset == pytest.approx((-48, 24), abs=2)
+    assert [d.corners for d in moved] == [d.corners for d in before]

@@ -1,20 +1,21 @@
 """The device's live path, camera frame to LEDs: the recogniser, the tracker and the loop.
 
     python benchmarks/vision/live_path.py photos [--dataset NAME] [--split dev|test|all]
-        [--size WxH ...] [--frames-each N] [--reader whole|stream] [--json]
+        [--size WxH ...] [--frames-each N] [--json]
     python benchmarks/vision/live_path.py laid-cards [--frames N] [--cpu] [--still-frames N]
         [--json]
     python benchmarks/vision/live_path.py drawn-game [--players N] [--seed N]
         [--target 61|121] [--camera NAME|ideal] [--size WxH] [--json]
 
 - ``photos`` (``benchmarks/vision/photo_loop.py``): labelled photos held in front of a camera
-  of each ``--size`` and played to the real ``DeviceLoop``; the cards the tracker holds at
-  each photo's last frame against the labels.
+  of each ``--size`` and played to the real ``DeviceLoop``, read as ``run`` reads; the cards
+  the tracker holds at each photo's last frame against the labels.
 - ``laid-cards`` (``benchmarks/vision/stream.py``): real cards laid by a hand on 2304x1296
   table photos, read by ``StreamReader`` as ``firmware/commands/run.py`` wires it: the still
   table's cost, the changed region's read, and laid-to-LED time here and as a Pi 4.
 - ``drawn-game`` (``benchmarks/vision/game.py``): a simulated game filmed at a drawn table
-  by a camera model into the real loop: from a card's steady frame to its LED frame.
+  by a camera model (default 2304x1296, the example config's) into the real loop, read as
+  ``run`` reads: from a card's steady frame to its LED frame, and the game's CPU seconds.
 
 Prints human text, or one JSON object with ``--json``. OpenCV runs on one thread.
 """
@@ -33,16 +34,17 @@ import cv2  # noqa: E402
 
 from benchmarks.common import frame_size_arg  # noqa: E402
 from benchmarks.vision.game import drawn_game  # noqa: E402
-from benchmarks.vision.photo_loop import READERS, photo_loop  # noqa: E402
+from benchmarks.vision.photo_loop import photo_loop  # noqa: E402
 from benchmarks.vision.stream import laid_cards  # noqa: E402
 
 
 def photos(args: argparse.Namespace) -> dict[str, Any]:
-    results = [photo_loop(args.dataset, args.split, size, args.frames_each, reader=args.reader)
+    results = [photo_loop(args.dataset, args.split, size, args.frames_each)
                for size in args.size]
     if not args.json:
         for r in results:
-            print(f"{args.dataset} {args.split} at {r['size']} ({r['reader']}): {r['photos']} "
+            print(f"{args.dataset} {args.split} at {r['size']} ({r['regions_read']} reads): "
+                  f"{r['photos']} "
                   f"photos, {r['cards']} cards: {r['right']} right, {r['missed']} missed, "
                   f"{r['wrong']} wrong (recall {r['recall']}, precision {r['precision']}; "
                   f"wrong reports {r['wrong_reports']}); {r['photos_all_right']} photos read "
@@ -79,8 +81,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=frame_size_arg, nargs="+",
                    default=[(1280, 720), (2304, 1296)])
     p.add_argument("--frames-each", type=int, default=8)
-    p.add_argument("--reader", choices=READERS, default="whole",
-                   help="whole frames, or StreamReader as the device reads (photo_loop.py)")
     p.set_defaults(run=photos)
     s = cases.add_parser("laid-cards", help="cards laid on photos, read by StreamReader")
     s.add_argument("--frames", type=int, default=300, help="still frames to time")
@@ -94,7 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--target", type=int, choices=(61, 121), default=61)
     g.add_argument("--camera", default="camera-module-3",
                    help="camera model (vision.drawn.camera_model.CAMERAS) or ideal")
-    g.add_argument("--size", type=frame_size_arg, default=(1280, 720), help="frame size WxH")
+    g.add_argument("--size", type=frame_size_arg, default=(2304, 1296),
+                   help="frame size WxH (default 2304x1296; 1280x720 the low-resolution case)")
     g.set_defaults(run=game)
     for sub in (p, s, g):
         sub.add_argument("--json", action="store_true")

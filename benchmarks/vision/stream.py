@@ -150,7 +150,7 @@ def lay(table: np.ndarray, name: Any, card: tuple[np.ndarray, np.ndarray],
     total = now - gone + to_led_s * (PI4_CPU if pi else 1.0)
     return {"laid_to_led_ms": total * 1000, "region_ms": region_s * 1000,
             "recogniser_ms": net_s * 1000, "region_pixels": region_px,
-            "read": found}
+            "read": found, "reads": reader.reads - reads_before}
 
 
 def laid_cards(*, frames: int = 300, cpu: bool = False, still_frames: int = 3
@@ -199,6 +199,7 @@ def laid_cards(*, frames: int = 300, cpu: bool = False, still_frames: int = 3
         "frame": f"{FULL[0]}x{FULL[1]}", "watch": f"{WATCH[0]}x{WATCH[1]}",
         "clock": "thread CPU" if cpu else "wall",
         "still_ms": {"median": round(statistics.median(still) * 1000, 3),
+                     "mean": round(statistics.fmean(still) * 1000, 3),  # with the focus meter
                      "p95": round(p95(still) * 1000, 3),
                      "reads_while_still": reader.reads - reads},
         "watch_copy_ms": round(statistics.median(copies) * 1000, 2),

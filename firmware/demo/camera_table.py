@@ -4,10 +4,13 @@
 ``GameFilm`` turns that log into a ``vision.drawn.scene`` script for one table (the
 cut for the deal, then each deal as the log played it: the same cards, the
 same order) and notes, for each step of the script, which of the log's events
-the device should have stored once it has seen that step. ``VisionTable`` is
+the device should have stored once it has seen that step. The film opens on the bare
+table (the deck face down), as a device started before the game sees it. ``VisionTable`` is
 the players: it films each step with a ``SceneCamera`` and lets the real
-``DeviceLoop`` read the frames through ``vision.recognise.detection.recognise`` and a
-``CardTracker``. Nothing tells the device what was laid.
+``DeviceLoop`` read the frames exactly as ``cribbage-board run`` does
+(``vision.live.reading.device_reading``: a ``StreamReader`` that reads only the regions
+that changed with the device's ``CameraRecogniser``, and the device's ``CardTracker``).
+Nothing tells the device what was laid.
 
 The recogniser misses some cards (and could misread one), so the players
 react as people at a table do when the board does not follow: they wait a
@@ -21,7 +24,6 @@ the wrong count. GO, claims and muggins are button presses, as at the table.
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 import time
@@ -34,29 +36,39 @@ import numpy as np
 
 from engine.cards import DECK, Card
 from engine.simulate import DealScript
-from firmware.device.loop import DeviceLoop, Recogniser
+from firmware.device.loop import DeviceLoop
 from firmware.table.flow import ButtonAction, ManualCard, ManualSpread
 from vision.drawn.camera_model import CAMERA_MODULE_3, camera_named
 from vision.drawn.cardart import CARD_ASPECT
-from vision.drawn.scene import CRIB, STARTER, SceneSettings, Script, TableLayout
+from vision.drawn.scene import CRIB, STARTER, SceneSettings, Script, Step, TableLayout
 from vision.drawn.scene_camera import SceneCamera, SteppingClock
+from vision.live.motion import Recognise
+from vision.live.reading import device_reading
+from vision.live.sources import Frame
 from vision.live.tracker import CardAppeared, CardTracker, Seen, TableEvent
 
 __all__ = ["GameFilm", "Moment", "VisionTable", "Tally", "DemoError", "cut_cards",
-           "DEMO_SCENE", "IDEAL_SCENE", "demo_scene"]
+           "DEMO_SCENE", "IDEAL_SCENE", "DEMO_RESOLUTION", "demo_scene"]
 
-#: Scene settings for the demo: filmed by a Camera Module 3 1.0 m over the table at
-#: 1280x720 (``vision.drawn.camera_model``: cards about 61x86 px, lens blur, sensor noise, JPEG,
-#: falloff, a warm cast, a smeared hand), a hand in the first frame of each step, three
-#: more frames for the tracker's three steady readings. No glare: it costs drawing time.
-DEMO_SCENE = SceneSettings(frames_per_step=4, hand_frames=1, glare=False,
+#: The camera the README recommends: the example config's ``[camera] size``
+#: (``firmware/config.example.toml``), a Camera Module 3's full field of view.
+DEMO_RESOLUTION = (2304, 1296)
+
+#: Scene settings for the demo: filmed by a Camera Module 3 1.0 m over the table
+#: (``vision.drawn.camera_model``: lens blur, sensor noise, JPEG, falloff, a warm cast;
+#: ``demo_scene`` sets the frame size), four frames a step: the device reads a change once
+#: it has been still for three (``vision.live.motion.WatchSettings``). No laying hand and no
+#: glare: drawing a smeared hand at 2304x1296 costs more than the device spends reading the
+#: card, and the reader never reads a frame with a hand in it (``tests/test_vision_motion.py``
+#: has the hand that passes over).
+DEMO_SCENE = SceneSettings(frames_per_step=4, hand_frames=0, glare=False,
                            camera=CAMERA_MODULE_3)
 #: The crisp drawing of old (``--camera ideal``): large cards (a fifth of the frame's
 #: height), mild blur and noise, no camera model. It reads nearly every card.
 IDEAL_SCENE = SceneSettings(frames_per_step=4, hand_frames=1, glare=False, blur=0.6, noise=2.0)
 
 
-def demo_scene(camera: str = "camera-module-3", *, size: tuple[int, int] = (1280, 720),
+def demo_scene(camera: str = "camera-module-3", *, size: tuple[int, int] = DEMO_RESOLUTION,
                height: float | None = None) -> SceneSettings:
     """The demo's scene filmed by the camera model called ``camera`` (``vision.drawn.camera_model``
     ``CAMERAS``) at frame ``size`` and ``height`` metres; "ideal" is ``IDEAL_SCENE``."""
@@ -150,6 +162,9 @@ class GameFilm:
             moments.append(Moment(laid, 2, tuple((cut[p], p) for p in players)))
             moments.append(Moment(laid + 1, 2))
         upto = moments[-1].upto if moments else 1
+        # The bare table first (the deck face down, no hand): what the device settles on.
+        parts.insert(0, _opening(parts[0] if parts else None, deals, players, rng, layout))
+        moments = [Moment(0, 1)] + [replace(m, step=m.step + 1) for m in moments]
         before: set[tuple[Card, str]] = set()
         for deal in deals:
             if deal.starter is None:
@@ -177,6 +192,17 @@ class GameFilm:
             if pending:
                 break
         return cls(tuple(events), Script.join(parts), tuple(moments), cut)
+
+
+def _opening(first: Script | None, deals: Sequence[_Deal], players: tuple[str, ...],
+             rng: random.Random, layout: TableLayout) -> Script:
+    """One step of the table before the game: the face-down deck of the film's first step,
+    no card face up, no hand (a cut's first step, else the first deal's)."""
+    if first is None and deals and deals[0].starter is not None:
+        first = Script.from_deal(_deal_script(deals[0], len(players)), players,
+                                 random.Random(rng.random()), layout=layout)
+    down = tuple(p for p in first.steps[0].cards if p.card is None) if first else ()
+    return Script(players, layout, (Step("the table before the game", down),))
 
 
 def _deals(events: Sequence[Mapping[str, Any]], players: tuple[str, ...]) -> list[_Deal]:
@@ -304,11 +330,46 @@ class _WatchedTracker:
         return events
 
 
+class StillCamera(SceneCamera):
+    """A ``SceneCamera`` that draws a still table once per step: the frames after the first
+    still one of a step (no hand, nothing moving) repeat it, on the clock, as new frames.
+
+    Drawing a 2304x1296 frame through the camera model costs a quarter to half a second
+    here, ten times what the device's reader spends on it, and the reader reads a change
+    once, on one still frame (``vision.live.motion``): the frames before it only have to be
+    still. So the demo spends its time on the frames that differ. Each still frame read is
+    still drawn with its own noise, blur and light, as a camera gives it.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._still: Any = None  # the still shot last drawn (``SceneCamera``'s own)
+        self.repeated = 0  # frames that repeated the still table rather than drawing it
+
+    def read(self, timeout: float = 0.5) -> Frame | None:
+        shot = self._queue[0] if self._queue else self._lying
+        last, hands = self._still, self.renderer.settings.hand_frames
+        if (shot is not None and last is not None and self.last is not None
+                and shot.step is last.step and shot.step_no == last.step_no
+                and shot.within >= hands and not shot.first):
+            if self._queue:
+                self._queue.popleft()
+            self.clock.advance(1.0 / self.fps)
+            self.frames += 1
+            self.repeated += 1
+            return Frame(self.last.image, self.clock(), self.frames)
+        frame = super().read(timeout)
+        self._still = shot if frame is not None and shot is not None \
+            and shot.within >= hands else None
+        return frame
+
+
 class VisionTable:
     """Players at a drawn table playing ``truth`` (a simulated game's log) for the camera.
 
-    Give the ``DeviceLoop`` this table's ``camera``, ``recognise`` and
-    ``tracker``, ``start`` it, then iterate ``play(loop)``: it yields after each
+    Give the ``DeviceLoop`` this table's ``camera``, ``recognise``, ``reader`` and
+    ``tracker`` (the device's reading path, ``vision.live.reading``; ``recognise`` reads
+    the changed regions), ``start`` it, then iterate ``play(loop)``: it yields after each
     moment at the table. ``settle_frames`` is how many more frames the players
     watch the board before they straighten a card, and again before they type
     it in. ``frames_dir`` keeps pictures (detections outlined) of the frames in
@@ -317,7 +378,7 @@ class VisionTable:
 
     def __init__(self, truth: Sequence[Mapping[str, Any]], *, clock: SteppingClock,
                  rng: random.Random, scene_rng: np.random.Generator,
-                 settings: SceneSettings = DEMO_SCENE, recognise: Recogniser | None = None,
+                 settings: SceneSettings = DEMO_SCENE, recognise: Recognise | None = None,
                  fps: float = 10.0, pause: float = 2.0, settle_frames: int = 3,
                  frames_dir: Path | None = None, max_pictures: int = 30) -> None:
         players = len(truth[0]["players"]) if truth and "players" in truth[0] else 2
@@ -327,18 +388,15 @@ class VisionTable:
         self.clock = clock
         self.settings = settings
         self.tally = Tally()
-        self.camera = SceneCamera(self.film.script, clock=clock, rng=scene_rng,
+        self.camera = StillCamera(self.film.script, clock=clock, rng=scene_rng,
                                   settings=settings, fps=fps, pause=pause)
-        if recognise is None:
-            from vision.recognise.detection import CameraRecogniser
-
-            # The device knows its cards' size from the camera's mount (vision.live.motion's
-            # StreamReader); the demo's camera model knows it exactly.
-            recognise = functools.partial(CameraRecogniser(), card_px=self._card_px())
-        self.recognise = recognise
-        self.tracker = _WatchedTracker(
-            CardTracker(frame_size=self.camera.size, zones=self.camera.zones), self.camera,
-            self.tally)
+        # The device's reading path, told the cards' height as a calibrated device is
+        # (``[zones] card_px``): the demo's camera model knows it exactly.
+        reading = device_reading(self.camera.size, card_px=self._card_px(),
+                                 zones=self.camera.zones, recognise=recognise)
+        self.recognise: Recognise = reading.recognise
+        self.reader = reading.reader
+        self.tracker = _WatchedTracker(reading.tracker, self.camera, self.tally)
         self.settle_frames = settle_frames
         self.frames_dir, self.max_pictures = frames_dir, max_pictures
         self.pictures: list[str] = []
@@ -346,14 +404,22 @@ class VisionTable:
         self._verified = 0  # leading stored lines already found equal to the truth
 
     kind = "vision"
-    vision = ("drawn table frames (vision.drawn.scene) -> vision.recognise.detection.recognise"
-              " -> CardTracker; "
+    vision = ("drawn table frames (vision.drawn.scene) -> the device's reading path "
+              "(StreamReader: changed regions read by CameraRecogniser) -> CardTracker; "
               "missed cards straightened, then typed in as on the phone page")
+
+    def read_with(self, recognise: Recognise) -> None:
+        """Reads the changed regions with ``recognise`` instead (tests: a recogniser that
+        is blind to some cards, or misreads one)."""
+        self.recognise = recognise
+        self.reader.recognise = recognise
 
     def report(self) -> dict[str, Any]:
         """The demo's ``--json`` counts: what the camera read and what went in by hand."""
         return {**self.tally.to_json(), "frames_saved": self.pictures,
-                "camera_model": self.camera_model()}
+                "camera_model": self.camera_model(), "regions_read": self.reader.reads,
+                "view_shifts": self.reader.watcher.shifts,
+                "frames_drawn": self.camera.frames - self.camera.repeated}
 
     def _card_px(self) -> float:
         """How tall a card is in the frames, in pixels."""

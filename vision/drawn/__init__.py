@@ -2,7 +2,9 @@
 
 Card art (``cardart``), scenes of a table played from a log (``scene``), the drawn camera a
 ``DeviceLoop`` reads like a real one (``scene_camera``), the camera's blur, noise and
-compression (``camera_model``) and drawn decks for measuring deck teaching (``deck_lab``).
+compression (``camera_model``), the measurements it is calibrated by against real frames
+(``frame_stats``: edge width, noise, chroma, index contrast) and drawn decks for measuring
+deck teaching (``deck_lab``).
 The device never imports it. It may import the engine, ``vision.recognise`` and
 ``vision.live`` (a drawn table uses the real zones and sources).
 """

@@ -25,6 +25,15 @@ camera's RGB frames; 4:2:0 chroma for a YUV stream; JPEG for a webcam's MJPEG).
 
 Left out: the image processor's own denoising and sharpening (the noise
 figures stand for what is left after them), rolling shutter, flicker.
+
+Calibrated against real frames of the same card height
+(``benchmarks/vision/camera_calibration.py``, measured by ``vision.drawn.frame_stats``):
+edge width, flat-paper noise, chroma width, JPEG blockiness, index contrast and recall.
+The drawing is made at the frame's size, so the chain must add to it only what a camera
+adds to a scene: before calibration the lens blur (0.7 px of the frame), a linear round
+trip to the sensor mode and a heavy scaler made edges 2.7 px wide (10-90 %) at 1280x720,
+against 1.5-1.6 in real frames, and the still drawn table read 0.64 of its cards against
+0.98 for real photos at that card height; blur, not noise or the card art, was the gap.
 """
 
 from __future__ import annotations
@@ -53,8 +62,10 @@ class CameraModelError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class CameraModel:
-    """A camera over the table. Angles in degrees, lengths in metres, blur in output pixels,
-    noise in grey levels (0-255), ``falloff`` and ``uneven`` as the share of light lost.
+    """A camera over the table. Angles in degrees, lengths in metres, noise in grey levels
+    (0-255), ``falloff`` and ``uneven`` as the share of light lost. ``lens_blur`` is the
+    lens's point spread (a Gaussian's sigma) in pixels of the largest sensor mode, where the
+    optics live: a frame of any size gets it scaled to its own pixels (``lens_sigma``).
 
     ``sensor_modes`` are the sensor's read-out sizes (a Camera Module 3: 2304x1296 binned,
     4608x2592 full): a frame is mosaicked, made noisy and demosaicked at the smallest mode
@@ -62,9 +73,16 @@ class CameraModel:
     1280x720 frame averages away most of the mosaic's colour errors and noise, and a
     2304x1296 frame keeps them. ``electrons`` is the photo-electrons per grey level of a
     sensor-mode pixel at the exposure used: its shot noise is ``sqrt(level / electrons)``
-    grey levels (3.3 at mid grey for 12), a small sensor in room light after its gain.
+    grey levels (2.5 at mid grey for 20), a small sensor in room light after its gain and
+    its image processor's denoising (a binned Camera Module 3 pixel sums four 1.4 um
+    photosites). Calibrated: 12 and 1.5 left paper 1.7 levels noisy at 1280x720 and 2.3 at
+    2304x1296, where real frames of those card heights measure 1.3 and 1.8.
     ``warmth`` > 0 leaves the frame warm (red up, blue down by that share), < 0 cool.
     ``hand_speed`` (m/s) and ``exposure`` (s) make the smear of a moving hand.
+    ``scaler_sigma`` is the image processor's scaler's anti-alias Gaussian per unit of the
+    scaling ratio (calibrated: 0.45 with the lens blur before made the drawn frame's edges
+    2.9 px wide, 10-90 %, at 1280x720 where real frames measure 1.5-1.6; 0.25 still averages
+    a 1.8x scaling's noise to 0.55-0.75 of the sensor mode's, a good scaler's being 1/1.8).
     ``encoding``: "rgb" hands the processor's output over as it is (picamera2's RGB888,
     as the device asks for), "yuv420" subsamples chroma as a YUV420 stream does, "jpeg"
     encodes at ``jpeg_quality`` (a USB webcam's MJPEG, or frames stored as JPEG files).
@@ -74,15 +92,16 @@ class CameraModel:
     hfov: float = 66.0
     vfov: float = 41.0
     height: float = 1.0
-    lens_blur: float = 0.7
-    electrons: float = 12.0
-    read_noise: float = 1.5
+    lens_blur: float = 0.6
+    electrons: float = 20.0
+    read_noise: float = 1.2
     falloff: float = 0.15
     uneven: float = 0.15
     warmth: float = 0.06
     hand_speed: float = 0.5
     exposure: float = 1 / 50
     sensor_modes: tuple[tuple[int, int], ...] = ((2304, 1296), (4608, 2592))
+    scaler_sigma: float = 0.25
     encoding: str = "rgb"
     jpeg_quality: int = 90
 
@@ -104,6 +123,8 @@ class CameraModel:
         if self.encoding not in ("rgb", "yuv420", "jpeg"):
             raise CameraModelError(f"encoding must be rgb, yuv420 or jpeg, not "
                                    f"{self.encoding!r}")
+        if not 0 <= self.scaler_sigma <= 1:
+            raise CameraModelError(f"scaler_sigma must be 0 to 1, not {self.scaler_sigma!r}")
         if not self.sensor_modes:
             raise CameraModelError("a camera needs at least one sensor mode")
 
@@ -112,6 +133,10 @@ class CameraModel:
         (the largest when none does)."""
         covering = [m for m in self.sensor_modes if m[0] >= size[0] and m[1] >= size[1]]
         return min(covering) if covering else max(self.sensor_modes)
+
+    def lens_sigma(self, size: tuple[int, int]) -> float:
+        """The lens's blur in pixels of a frame of ``size``."""
+        return self.lens_blur * size[0] / max(m[0] for m in self.sensor_modes)
 
     def field(self) -> tuple[float, float]:
         """The table area in view (width, height) in metres."""
@@ -152,13 +177,15 @@ class CameraModel:
         the colour cast, then the encoding. ``fields`` (``noise_fields``) stand in for
         fresh noise: a window of one, picked by ``rng``."""
         h, w = radiance.shape[:2]
-        image = lens_blur(radiance, sigma=self.lens_blur)
+        image = lens_blur(radiance, sigma=self.lens_sigma((w, h)))
         if gain is not None:
             image = image * gain[..., None]
         mode = self.sensor_mode((w, h))
         if mode != (w, h):
+            # Cubic, not linear: the drawing is already at the frame's size, and a linear
+            # round trip to the sensor and back blurred it by half a pixel more.
             image = cv2.resize(np.clip(image, 0, 255).astype(np.uint8), mode,
-                               interpolation=cv2.INTER_LINEAR)
+                               interpolation=cv2.INTER_CUBIC)
         normal = None
         if fields:
             field = fields[int(rng.integers(len(fields)))]
@@ -168,7 +195,7 @@ class CameraModel:
                            rng=rng, normal=normal)
         out = demosaic(raw)
         if mode != (w, h):
-            out = scale_down(out, (w, h))
+            out = scale_down(out, (w, h), sigma=self.scaler_sigma)
         out = colour_cast(out, warmth=self.warmth)
         if self.encoding == "jpeg":
             return jpeg(out, quality=self.jpeg_quality)
@@ -178,12 +205,22 @@ class CameraModel:
 
 
 #: The realistic default: a Raspberry Pi Camera Module 3 (IMX708, standard lens, 66 x 41
-#: degrees) 1.0 m over the table, in room light, read as RGB888 as the device does.
+#: degrees) 1.0 m over the table, in room light, read as RGB888 as the device does. Its lens
+#: blur, 0.6 px of the 4608x2592 sensor (1.4 um pixels), is an f/1.8 lens's diffraction
+#: (0.3 px) with its aberrations and focus error, an MTF50 near 0.3 cycles a pixel: 0.17 px
+#: of a 1280x720 frame. Calibrated against real frames of the same card height
+#: (``benchmarks/vision/camera_calibration.py``; the 2026-11-27 figures are in
+#: benchmarks/README.md): the drawn frame's edges were 2.9 px wide with 0.7 output px of
+#: lens blur and a linear round trip through the sensor mode, against 1.5-1.6 real; 1.8 now.
 CAMERA_MODULE_3 = CameraModel()
 #: A 1080p USB webcam (a Logitech C920-class lens, 70 x 43 degrees) 1.0 m over the table,
-#: its MJPEG stream at quality 80, one sensor mode at its own size.
-USB_WEBCAM = CameraModel(name="usb-webcam", hfov=70.4, vfov=43.3, lens_blur=0.8,
-                         sensor_modes=((1920, 1080),), encoding="jpeg", jpeg_quality=80)
+#: its MJPEG stream at quality 80, one sensor mode at its own size. Calibrated against the
+#: Roboflow set's webcam photos, its frames squashed to 640x640 as they were: lens blur
+#: 0.45 px at 1920x1080 (0.8 made edges 1.77 px wide there, 0.45 makes them 1.57, the real
+#: ones 1.46) and the little noise its denoising leaves (real: 0.3-0.6 levels on paper).
+USB_WEBCAM = CameraModel(name="usb-webcam", hfov=70.4, vfov=43.3, lens_blur=0.45,
+                         electrons=40.0, read_noise=0.8, sensor_modes=((1920, 1080),),
+                         encoding="jpeg", jpeg_quality=80)
 #: The camera models by name, for command lines.
 CAMERAS = {"camera-module-3": CAMERA_MODULE_3, "usb-webcam": USB_WEBCAM}
 
@@ -259,12 +296,14 @@ def colour_cast(image: np.ndarray, *, warmth: float) -> np.ndarray:
     return out
 
 
-def scale_down(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """The image processor's scaler: a Gaussian against aliasing, then linear resampling.
+def scale_down(image: np.ndarray, size: tuple[int, int], *, sigma: float = 0.25
+               ) -> np.ndarray:
+    """The image processor's scaler: a Gaussian of ``sigma`` times the ratio against
+    aliasing, then linear resampling.
     (OpenCV's area resampling at a 1.8 ratio took longer than the rest of a frame.)"""
     ratio = image.shape[1] / size[0]
     if ratio > 1:
-        image = cv2.GaussianBlur(image, (0, 0), 0.45 * ratio)
+        image = cv2.GaussianBlur(image, (0, 0), sigma * ratio)
     out: np.ndarray = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
     return out
 

@@ -11,13 +11,23 @@ passes over and leaves the table as it was changes nothing, so nothing is read.
 cards, and keeps every other card's last reading, so the tracker still gets the full set
 of detections each frame (a card taken away is a change too: its region is read empty).
 What lies still in view when the reader starts is the table, not a laid card: printed
-cards on a play mat, a card box. Its readings are remembered as *table art* and nothing
-read in the same place is ever reported (a real card laid exactly on a printed one is
-missed: a missing card can be entered by hand, a wrong one would be scored). The one
-exception is what the game itself says lies on the table (``on_table``): a device
-restarted mid-deal sees the starter and the cards laid so far, and those are cards,
-kept like any other reading, so the places where players lay their cards never turn
-into blind spots for the rest of the night.
+cards on a play mat, a card box. Its readings are remembered as *table art*. Art that
+names a card (a print) swallows whatever is later read in the same place (a real card
+laid exactly on a printed one is missed: a missing card can be entered by hand, a wrong
+one would be scored); art that names none (the face-down deck, the crib, a card box)
+swallows only readings that name none either, so the starter turned face up on top of
+the deck, or the crib turned over where it lay, is read. The one exception is what the
+game itself says lies on the table (``on_table``): a device restarted mid-deal sees the
+starter and the cards laid so far, and those are cards, kept like any other reading, so
+the places where players lay their cards never turn into blind spots for the rest of
+the night.
+
+Readings are given in the settled table's pixels: when the whole view shifts (the camera
+knocked: ``ChangeWatcher``'s registration), every card and piece of art keeps its place
+on the table, and the tracker sees no card move, come or go. The camera's focus is
+measured here, every frame the meter asks for (``vision.recognise.focus.FocusMeter.frame``),
+round one card on the table after another, at the cards' scale: the recogniser sees only
+crops, and only when something changed, so its calls cannot time the meter.
 """
 
 from __future__ import annotations
@@ -25,17 +35,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from engine.cards import Card
+from vision.live.frames import REREADS, SURE, combine, sure
 from vision.live.sources import Frame, default_watch_size, watch_image
 from vision.live.tracker import Seen, long_side
 from vision.live.zones import centroid
 from vision.recognise.detection import Detection
+from vision.recognise.focus import FocusMeter
 from vision.recognise.frames import check_frame
 from vision.recognise.whole_cards import CARD_SIZES
 
@@ -60,7 +72,9 @@ class WatchSettings:
 
     A cell is ``cell`` watch pixels square and its level is the mean grey change over it,
     which averages the sensor's noise away: a card laid, or a hand, moves a cell by tens of
-    levels; noise and a flicker of light by one or two.
+    levels; noise by one or two. A change of the light over the whole view (a lamp's flicker,
+    the camera's exposure: a white card moves by several levels) is divided out first, by the
+    median ratio of the cells to the frame compared with.
     """
 
     cell: int = 8
@@ -68,6 +82,11 @@ class WatchSettings:
     change_level: float = 10.0  # mean change from the settled table: the cell has changed
     still_frames: int = 3  # frames without movement before a change is read (hand gone)
     card_fraction: float = 0.125  # a card's long side as a share of the frame's height
+    # A still change this large (share of the cells) is first tried as the whole view
+    # shifted (a bumped camera, a nudged table): ``ChangeWatcher._register``, 3-4 ms for a
+    # 576x324 watch image. A card laid changes under 1% of them; a knock moving the deck and
+    # two cards, several per cent.
+    shift_cells: float = 0.03
 
     def __post_init__(self) -> None:
         if self.cell < 1 or self.still_frames < 1:
@@ -91,6 +110,16 @@ class Region:
 class ChangeWatcher:
     """Follows the watch stream; ``update`` says which regions to read now (usually none).
 
+    A bumped camera (or a nudged table) changes the whole view at once: every card's
+    outline moves. Before such a change is read, the view is registered against the settled
+    table (phase correlation of the two watch images). When one shift explains it (at most
+    half the changed cells still differ once the settled table is moved by it, and nine in
+    ten of the cells the shift would change did change: a card laid at the end of a row of
+    like cards matches the row moved by one card, but the row's first card did not go),
+    the settled table is moved by it, ``offset`` (watch pixels, since the first settled
+    table) grows by it, and only what the shift does not explain is read. What the shift
+    brings into view at an edge joins the settled table unread: it was there, out of view.
+
     >>> watcher = ChangeWatcher((576, 324))
     """
 
@@ -100,9 +129,13 @@ class ChangeWatcher:
         cell = self.settings.cell
         self._grid = (max(1, size[0] // cell), max(1, size[1] // cell))
         self._reference: npt.NDArray[np.float32] | None = None  # the settled table, per cell
+        self._table: Image | None = None  # the settled table, in watch pixels
         self._previous: npt.NDArray[np.float32] | None = None
         self._moved = np.full((self._grid[1], self._grid[0]), -1_000_000, np.int64)
         self._count = 0
+        self.offset: Point = (0.0, 0.0)  # the view's shift since the first settled table
+        self.shifts = 0  # how many times the whole view was found shifted
+        self._window: npt.NDArray[Any] | None = None  # phase correlation's taper
 
     def update(self, watch: Image) -> list[Region]:
         """One frame's grey watch image; the regions that changed and are now still."""
@@ -113,21 +146,67 @@ class ChangeWatcher:
         self._count += 1
         previous, self._previous = self._previous, cells
         if previous is not None:
-            self._moved[np.abs(cells - previous) > self.settings.motion_level] = self._count
+            lit = cells / _gain(cells, previous)  # in the previous frame's light
+            self._moved[np.abs(lit - previous) > self.settings.motion_level] = self._count
         still = self._count - self._moved >= self.settings.still_frames
         if self._reference is None:
             if previous is None or not still.all():
                 return []
             self._reference = cells.copy()
+            self._table = watch.copy()
             return [Region((0, 0, *self.size), whole=True)]
+        cells = cells / _gain(cells, self._reference)  # in the settled table's light
         changed = np.abs(cells - self._reference) > self.settings.change_level
         if not changed.any():
             return []
-        return self._settled(changed, still, cells, self._reference)
+        if still.all() and changed.sum() >= max(4, self.settings.shift_cells * changed.size):
+            changed = self._register(watch, cells, changed)
+            if not changed.any():
+                return []
+        return self._settled(changed, still, cells, self._reference, watch)
+
+    def _register(self, watch: Image, cells: npt.NDArray[np.float32],
+                  changed: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """The changed cells once the settled table is moved by the view's shift, where one
+        shift explains the change (the class's docstring); else ``changed`` as it was."""
+        assert self._table is not None and self._reference is not None
+        table = self._table.astype(np.float32)
+        if self._window is None:
+            self._window = cv2.createHanningWindow((self.size[0], self.size[1]), cv2.CV_32F)
+        (dx, dy), _ = cv2.phaseCorrelate(table, watch.astype(np.float32), self._window)
+        if math.hypot(dx, dy) < 1.0 or abs(dx) > self.size[0] / 4 or abs(dy) > self.size[1] / 4:
+            return changed
+        move = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
+        moved = cv2.warpAffine(self._table, move, self.size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        inside = cv2.warpAffine(np.full_like(self._table, 255), move, self.size,
+                                flags=cv2.INTER_NEAREST, borderValue=0)
+        # What the shift brought into view at an edge was there before, out of sight.
+        table_now: Image = np.where(inside > 0, moved, watch).astype(np.uint8)
+        reference = cv2.resize(table_now, self._grid, interpolation=cv2.INTER_AREA).astype(
+            np.float32)
+        covered = cv2.resize(inside, self._grid, interpolation=cv2.INTER_AREA) >= 255
+        level = self.settings.change_level
+        after = (np.abs(cells - reference) > level) & covered
+        # The shift must explain the change (little left once the table is moved by it), and
+        # the change must be the shift's: every part of the table it would change changed.
+        # A card laid beside another one can match the other under a shift; the other card,
+        # which the shift would move too, did not change.
+        predicted = (np.abs(self._reference - reference) > level) & covered
+        if (not predicted.any() or after.sum() > 0.5 * (changed & covered).sum()
+                or (predicted & changed).sum() < 0.9 * predicted.sum()):
+            return changed
+        reference[~covered] = cells[~covered]
+        self._table, self._reference = table_now, reference
+        self.offset = (self.offset[0] + dx, self.offset[1] + dy)
+        self.shifts += 1
+        still_changed: npt.NDArray[np.bool_] = np.abs(cells - reference) > \
+            self.settings.change_level
+        return still_changed
 
     def _settled(self, changed: npt.NDArray[np.bool_], still: npt.NDArray[np.bool_],
-                 cells: npt.NDArray[np.float32], reference: npt.NDArray[np.float32]
-                 ) -> list[Region]:
+                 cells: npt.NDArray[np.float32], reference: npt.NDArray[np.float32],
+                 watch: Image) -> list[Region]:
         """The changed areas with no movement in or next to them, settled into the table."""
         grown = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
         count, labels, stats, _ = cv2.connectedComponentsWithStats(grown, connectivity=8)
@@ -139,9 +218,42 @@ class ChangeWatcher:
             if not still[y:y + h, x:x + w][area].all():
                 continue
             reference[y:y + h, x:x + w][area] = cells[y:y + h, x:x + w][area]
+            if self._table is not None:  # the settled table's pixels, for registration
+                px0, py0 = self._pixel(x, y)
+                px1, py1 = self._pixel(x + w, y + h)
+                self._table[py0:py1, px0:px1] = watch[py0:py1, px0:px1]
             regions.append(Region((x * cell, y * cell, min(self.size[0], (x + w) * cell),
                                    min(self.size[1], (y + h) * cell))))
         return regions
+
+    def moving(self, box: Box) -> bool:
+        """Whether anything moved in the last frame within ``box`` (watch pixels)."""
+        gx, gy = self._grid
+        x0, y0 = int(box[0] * gx / self.size[0]), int(box[1] * gy / self.size[1])
+        x1 = max(x0 + 1, math.ceil(box[2] * gx / self.size[0]))
+        y1 = max(y0 + 1, math.ceil(box[3] * gy / self.size[1]))
+        return bool((self._moved[y0:y1, x0:x1] == self._count).any())
+
+    def _pixel(self, gx: int, gy: int) -> tuple[int, int]:
+        """A cell corner in watch pixels (a cell is ``size / grid`` pixels, not always
+        exactly ``cell``)."""
+        return (round(gx * self.size[0] / self._grid[0]),
+                round(gy * self.size[1] / self._grid[1]))
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A region read once with unsure readings, read again in the next still frames
+    (``vision.live.frames``): its boxes in frame pixels, the view's shift count when it was
+    read, each unsure card's readings so far, how many more frames it is read in, and the
+    pixels last read there."""
+
+    core: Box
+    box: Box
+    shifts: int
+    readings: list[list[Seen]]
+    left: int
+    pixels: Image
 
 
 @dataclass(slots=True)
@@ -184,6 +296,26 @@ class StreamReader:
         self.reads = 0
         self.pixels_read = 0
         self._reading = _Reading()
+        # Reading over several frames (``vision.live.frames``): a reading below ``sure`` is
+        # read again in up to ``rereads`` more still frames and the readings combined.
+        self.sure = SURE
+        self.rereads = REREADS
+        self._pending: list[_Pending] = []
+
+    @property
+    def focus(self) -> FocusMeter | None:
+        """The recogniser's focus meter (``CameraRecogniser``'s), which this reader hands
+        every whole frame (``FocusMeter.frame``); None for a recogniser without one."""
+        meter = getattr(self.recognise, "focus", None)
+        return meter if isinstance(meter, FocusMeter) else None
+
+    @property
+    def offset(self) -> Point:
+        """How far the view has shifted since the table first settled, in frame pixels
+        (readings are given without it: in the first settled table's pixels)."""
+        ox, oy = self.watcher.offset
+        return (ox * self.frame_size[0] / self.watch_size[0],
+                oy * self.frame_size[1] / self.watch_size[1])
 
     @property
     def art(self) -> tuple[Seen, ...]:
@@ -197,19 +329,37 @@ class StreamReader:
             raise ValueError(f"StreamReader expects {self.frame_size[0]}x{self.frame_size[1]} "
                              f"frames ([camera] size), got {image.shape[1]}x{image.shape[0]}")
         watch = frame.watch if frame.watch is not None else watch_image(image, self.watch_size)
-        for region in self.watcher.update(watch):
+        meter = self.focus
+        if meter is not None:
+            meter.frame(self._focus_view(image, meter), card_px=self.card_px)
+        regions = self.watcher.update(watch)
+        self._read_again(image, regions)
+        for region in regions:
             self._read(image, region)
         return list(self._reading.cards)
 
+    def _focus_view(self, image: Image, meter: FocusMeter) -> Image:
+        """Where the meter measures this frame: round the cards read so far, one after
+        another (a card's index and edges are where focus shows, and a card-sized crop
+        costs a millisecond where the whole 2304x1296 frame costs thirty), else the whole
+        frame."""
+        known = self._reading.cards + self._reading.art
+        if not known:
+            return image
+        seen = known[(meter.frames // meter.every) % len(known)]
+        ox, oy = self.offset
+        xs = [p[0] + ox for p in seen.corners]
+        ys = [p[1] + oy for p in seen.corners]
+        grow = self.card_px / 4
+        x0, y0, x1, y1 = self._clip((int(min(xs) - grow), int(min(ys) - grow),
+                                     math.ceil(max(xs) + grow), math.ceil(max(ys) + grow)))
+        return image if x1 - x0 < 8 or y1 - y0 < 8 else image[y0:y1, x0:x1]
+
     def _read(self, image: Image, region: Region) -> None:
         core, box = self._boxes(region)
-        x0, y0, x1, y1 = box
-        crop = image[y0:y1, x0:x1]
-        found = [_shift(seen, x0, y0) for seen in self.recognise(crop, card_px=self.card_px)]
-        self.reads += 1
-        self.pixels_read += (x1 - x0) * (y1 - y0)
-        found = [seen for seen in found if _inside(centroid(seen.corners), core)
-                 and self._physical(seen)]
+        found = self._look(image, core, box)
+        ox, oy = self.offset
+        core_on_table = (core[0] - ox, core[1] - oy, core[2] - ox, core[3] - oy)
         reading = self._reading
         if region.whole and self.learn_art:
             known = set(self.on_table()) if self.on_table is not None else set()
@@ -218,9 +368,86 @@ class StreamReader:
             return
         # Art is the table's for good: a hand resting on the mat hides it for a while, and
         # when the hand goes it is the same print, not cards laid.
-        found = [s for s in found if not any(self._same_place(a, s) for a in reading.art)]
+        found = [s for s in found if not any(self._swallows(a, s) for a in reading.art)]
+        unsure = [s for s in found if not sure(s, threshold=self.sure)]
+        kept: list[Seen] = []
+        if unsure and self.rereads > 0 and not region.whole:
+            # Held back until read in the next still frames too (``_read_again``); what was
+            # read there before stands meanwhile, so the tracker loses no card for a frame.
+            x0, y0, x1, y1 = box
+            self._pending.append(_Pending(core, box, self.watcher.shifts,
+                                          [[s] for s in unsure], self.rereads,
+                                          image[y0:y1, x0:x1].copy()))
+            found = [s for s in found if sure(s, threshold=self.sure)]
+            kept = [s for s in reading.cards if any(self._same_place(s, u) for u in unsure)]
         reading.cards = [s for s in reading.cards
-                         if not _inside(centroid(s.corners), core)] + found
+                         if not _inside(centroid(s.corners), core_on_table)] + kept + found
+
+    def _read_again(self, image: Image, regions: Sequence[Region]) -> None:
+        """Reads the regions held back for unsure readings once more, in still frames only (a
+        hand back over one waits: if it leaves the table changed, the region is read afresh),
+        and reports each once it is sure or read ``rereads`` more times, or at once when the
+        view shifted or the frame repeats the last one read there (a replayed still, the demo's
+        camera: the same pixels read the same, no new evidence)."""
+        fresh = [self._boxes(r)[0] for r in regions]
+        for pending in list(self._pending):
+            self._pending.remove(pending)
+            if any(_overlap(pending.core, core) for core in fresh):
+                continue  # read afresh this frame: the new reading replaces these
+            if self.watcher.moving(self._watch_box(pending.core)):
+                self._pending.append(pending)  # a hand over it: read again once it is still
+                continue
+            x0, y0, x1, y1 = pending.box
+            if (self.watcher.shifts != pending.shifts
+                    or np.array_equal(image[y0:y1, x0:x1], pending.pixels)):
+                self._report(pending)
+                continue
+            pending.pixels = image[y0:y1, x0:x1].copy()
+            found = self._look(image, pending.core, pending.box)
+            for readings in pending.readings:
+                at = centroid(readings[0].corners)
+                near = [s for s in found
+                        if math.dist(centroid(s.corners), at) <= self.card_px / 3]
+                if near:
+                    readings.append(min(near, key=lambda s: math.dist(centroid(s.corners), at)))
+            pending.left -= 1
+            if pending.left <= 0 or all(sure(combine(r), threshold=self.sure)
+                                        for r in pending.readings):
+                self._report(pending)
+            else:
+                self._pending.append(pending)
+
+    def _report(self, pending: _Pending) -> None:
+        """A held-back region's readings, each combined over its frames, in place of what was
+        read there before."""
+        combined: list[Seen] = [combine(readings) for readings in pending.readings]
+        self._reading.cards = [s for s in self._reading.cards
+                               if not any(self._same_place(s, c) for c in combined)] + combined
+
+    def _same_place(self, a: Seen, b: Seen) -> bool:
+        """Whether two readings lie in one card's place (their centres a third of a card apart)."""
+        return math.dist(centroid(a.corners), centroid(b.corners)) <= self.card_px / 3
+
+    def _watch_box(self, box: Box) -> Box:
+        sx = self.frame_size[0] / self.watch_size[0]
+        sy = self.frame_size[1] / self.watch_size[1]
+        return (int(box[0] / sx), int(box[1] / sy), math.ceil(box[2] / sx),
+                math.ceil(box[3] / sy))
+
+    def _look(self, image: Image, core: Box, box: Box) -> list[Seen]:
+        """The card-sized readings in ``box`` (frame pixels) centred in ``core``, in the
+        settled table's pixels."""
+        x0, y0, x1, y1 = box
+        crop = image[y0:y1, x0:x1]
+        # Frame pixels to the settled table's: the view may have shifted since.
+        ox, oy = self.offset
+        found = [_shift(seen, x0 - ox, y0 - oy)
+                 for seen in self.recognise(crop, card_px=self.card_px)]
+        self.reads += 1
+        self.pixels_read += (x1 - x0) * (y1 - y0)
+        core_on_table = (core[0] - ox, core[1] - oy, core[2] - ox, core[3] - oy)
+        return [seen for seen in found if _inside(centroid(seen.corners), core_on_table)
+                and self._physical(seen)]
 
     def _boxes(self, region: Region) -> tuple[Box, Box]:
         """The changed region in frame pixels grown by a quarter card (the cards it changed:
@@ -253,17 +480,36 @@ class StreamReader:
         low, high = CARD_SIZES
         return low * self.card_px <= long_side(seen.corners) <= high * self.card_px
 
-    def _same_place(self, art: Seen, seen: Seen) -> bool:
-        """Whether ``seen`` lies where a piece of the table's art lies (a third of a card)."""
+    def _swallows(self, art: Seen, seen: Seen) -> bool:
+        """Whether a piece of the table's art hides ``seen``: it lies in the same place (a
+        third of a card) and the art names a card (a print), or neither names one (the
+        deck's back read again). A card named on unnamed art is a card laid on it."""
+        if art.card is None and seen.card is not None:
+            return False
         return math.dist(centroid(art.corners), centroid(seen.corners)) <= self.card_px / 3
 
 
-def _inside(point: Point, box: Box) -> bool:
+def _gain(cells: npt.NDArray[np.float32], before: npt.NDArray[np.float32]) -> float:
+    """How much brighter the whole view is than ``before`` (the median of the cells' ratios):
+    a lamp's flicker, a cloud, the camera's exposure. A hand or a card changes a part of the
+    view and moves the median little; light changes all of it and is no movement."""
+    lit = before > 16
+    if not lit.any():
+        return 1.0
+    return float(np.clip(np.median(cells[lit] / before[lit]), 0.5, 2.0))
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _inside(point: Point, box: tuple[float, float, float, float]) -> bool:
     return box[0] <= point[0] < box[2] and box[1] <= point[1] < box[3]
 
 
-def _shift(seen: Seen, dx: int, dy: int) -> Seen:
+def _shift(seen: Seen, dx: float, dy: float) -> Seen:
     c = seen.corners
     corners: Corners = ((c[0][0] + dx, c[0][1] + dy), (c[1][0] + dx, c[1][1] + dy),
                         (c[2][0] + dx, c[2][1] + dy), (c[3][0] + dx, c[3][1] + dy))
-    return Detection(seen.card, corners, seen.confidence)
+    return Detection(seen.card, corners, seen.confidence,
+                     tuple(getattr(seen, "alternatives", ())))

@@ -46,12 +46,22 @@ class Seen(Protocol):
     def confidence(self) -> float: ...
 
 
+Ranked = tuple[tuple[Card, float], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class CardAppeared:
+    """A card read steadily in a place. ``confidence`` and ``alternatives`` are those of its
+    latest reading as that card (``vision.recognise.detection.Detection``): the recogniser's
+    runners-up, which the table's flow may take instead of a card the game rules out
+    (``firmware.table.alternatives``); never a card the recogniser did not rank."""
+
     card: Card
     zone: str | None
     corners: tuple[Point, ...]
     at: float
+    confidence: float = 1.0
+    alternatives: Ranked = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +135,8 @@ class _Track:
     readings: deque[Card | None] = field(default_factory=deque)
     reported: Card | None = None  # the card announced for this track, if any
     zone: str | None = None
+    # Each card's latest reading here: (confidence, the recogniser's runners-up).
+    heard: dict[Card, tuple[float, Ranked]] = field(default_factory=dict)
 
 
 class CardTracker:
@@ -148,6 +160,13 @@ class CardTracker:
     def cards(self) -> dict[Card, str | None]:
         """The cards reported present now, with their zones."""
         return {t.reported: t.zone for t in self._tracks if t.reported is not None}
+
+    @property
+    def placed(self) -> tuple[tuple[Card, str | None, tuple[Point, ...]], ...]:
+        """The cards reported present now, each with its zone and its outline as last seen
+        (what the phone page's camera view outlines and names)."""
+        return tuple((t.reported, t.zone, t.corners) for t in self._tracks
+                     if t.reported is not None)
 
     def update(self, at: float, detections: Sequence[Seen] | None) -> list[TableEvent]:
         """One frame at time ``at`` (seconds). ``None`` means the camera gave no frame."""
@@ -227,6 +246,9 @@ class CardTracker:
             seen.corners), at
         track.frames += 1
         track.readings.append(seen.card)
+        if seen.card is not None:
+            # A detection without runners-up (another recogniser, a test's) has none to offer.
+            track.heard[seen.card] = (seen.confidence, tuple(getattr(seen, "alternatives", ())))
         while len(track.readings) > self.settings.votes:
             track.readings.popleft()
         if self.zones is not None:
@@ -251,7 +273,9 @@ class CardTracker:
                     events.append(CardRemoved(track.reported, track.zone, at))
                 events += self._claim(track, card, at)
                 track.reported = card
-                events.append(CardAppeared(card, track.zone, track.corners, at))
+                confidence, alternatives = track.heard.get(card, (1.0, ()))
+                events.append(CardAppeared(card, track.zone, track.corners, at, confidence,
+                                           alternatives))
         return events
 
     def _claim(self, track: _Track, card: Card, at: float) -> list[TableEvent]:

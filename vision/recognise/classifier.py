@@ -37,7 +37,7 @@ from engine.cards import Card, Rank, Suit
 __all__ = [
     "MODEL_PATH", "PatchScores", "Runner", "ScoreAdjuster", "normalise", "classify", "embed",
     "load_model", "other_opinion_paths", "RANKS", "SUITS", "LOGITS_OUTPUT", "EMBEDDING_OUTPUT",
-    "OTHER_OPINIONS_FLOOR",
+    "OTHER_OPINIONS_FLOOR", "ranked_cards",
 ]
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
@@ -83,6 +83,18 @@ class PatchScores:
     def index_probability(self) -> np.ndarray:
         """The probability that each patch is an index at all (neither head says it is not)."""
         return (1.0 - self.rank[:, NOT_INDEX_RANK]) * (1.0 - self.suit[:, NOT_INDEX_SUIT])
+
+
+def ranked_cards(rank: np.ndarray, suit: np.ndarray, *, top: int = 4
+                 ) -> tuple[tuple[Card, float], ...]:
+    """One patch's ``top`` likeliest cards with their probabilities (rank x suit, the
+    not-an-index columns left out), best first: the readings a game-aware reader may choose
+    between (``firmware.table.alternatives``) and that several frames' readings combine by."""
+    joint = np.outer(rank[:NOT_INDEX_RANK], suit[:NOT_INDEX_SUIT])
+    order = np.argsort(-joint, axis=None, kind="stable")[:top]
+    n = len(SUITS)
+    return tuple((Card(RANKS[int(i) // n], SUITS[int(i) % n]), float(joint.flat[int(i)]))
+                 for i in order)
 
 
 def normalise(patches: np.ndarray) -> np.ndarray:

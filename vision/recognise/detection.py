@@ -20,7 +20,13 @@ import numpy as np
 
 from engine.cards import Card
 from vision.recognise.candidates import IndexCandidates, find_candidates
-from vision.recognise.classifier import MODEL_PATH, PatchScores, ScoreAdjuster, classify
+from vision.recognise.classifier import (
+    MODEL_PATH,
+    PatchScores,
+    ScoreAdjuster,
+    classify,
+    ranked_cards,
+)
 from vision.recognise.focus import (
     SHARPENED_MIN_CONFIDENCE,
     FocusMeter,
@@ -52,6 +58,10 @@ RIVAL_PROBABILITY = 0.2
 # A reading this sure counts towards a card when another index of the same card (its
 # other corner) agrees: a deck holds each card once, so two readings corroborate.
 CORROBORATED_FLOOR = 0.5
+# A Detection's alternatives: at most this many runners-up, each at least this likely (a
+# reading below one in a hundred is noise, not a choice worth naming to the players).
+ALTERNATIVES = 3
+ALTERNATIVE_FLOOR = 0.01
 # Two candidates use the same glyph when their centroids are this close (x rank-to-suit span).
 GLYPH_SAME = 0.2
 
@@ -68,12 +78,17 @@ class Detection:
     """One card seen in a frame. ``card`` is None when the card is there but unreadable.
 
     ``corners`` are the card's four corners in frame pixels, clockwise from the
-    top-left of the card as it reads upright.
+    top-left of the card as it reads upright. ``alternatives`` are the recogniser's next
+    likeliest readings of the card's best index, best first, with their probabilities (rank x
+    suit; for an unreadable card, its likeliest readings): what the game may choose between
+    when ``card`` cannot be (``firmware.table.alternatives``), and what several frames'
+    readings are combined by (``vision.live.frames``).
     """
 
     card: Card | None
     corners: Corners
     confidence: float
+    alternatives: tuple[tuple[Card, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +98,14 @@ class _Index:
     centre: np.ndarray
     down: np.ndarray
     span: float
+    ranked: tuple[tuple[Card, float], ...] = ()
+
+
+def runners_up(ranked: tuple[tuple[Card, float], ...], card: Card | None
+               ) -> tuple[tuple[Card, float], ...]:
+    """The readings in ``ranked`` other than ``card``, likely enough to name
+    (``ALTERNATIVE_FLOOR``), at most ``ALTERNATIVES`` of them."""
+    return tuple((c, p) for c, p in ranked if c != card and p >= ALTERNATIVE_FLOOR)[:ALTERNATIVES]
 
 
 def card_outline(centre: np.ndarray, down: np.ndarray, span: float) -> np.ndarray:
@@ -144,7 +167,7 @@ def _read_indices(cand: IndexCandidates, rank: np.ndarray, suit: np.ndarray) -> 
             if cards[j] is not None and cards[j] != best_card and conf[j] >= RIVAL_PROBABILITY:
                 best_card = None
         out.append(_Index(best_card, best_conf, 0.5 * (cand.rank_xy[i] + cand.suit_xy[i]),
-                          cand.down[i], float(cand.span[i])))
+                          cand.down[i], float(cand.span[i]), ranked_cards(rank[i], suit[i])))
     return out
 
 
@@ -195,12 +218,12 @@ def recognise(
     detections: list[Detection] = []
     outlines: list[np.ndarray] = []
     named: set[Card] = set()
-    for card, conf, quad in _whole_cards(image, model_path=model_path, deck=deck,
-                                         card_px=card_px):
+    for card, conf, quad, ranked in _whole_cards(image, model_path=model_path, deck=deck,
+                                                 card_px=card_px):
         if conf >= min_confidence and card not in named:
             named.add(card)
             outlines.append(quad)
-            detections.append(Detection(card, _corners(quad), conf))
+            detections.append(Detection(card, _corners(quad), conf, runners_up(ranked, card)))
     cand = find_candidates(image, card_px=card_px)
     if outlines and len(cand):
         # Indices on a card already read whole need no second reading.
@@ -229,13 +252,16 @@ def recognise(
             continue
         outline = _merge_outlines(group)
         outlines.append(outline)
-        detections.append(Detection(card, _corners(outline), float(1.0 - miss)))
+        best = max(group, key=lambda x: x.confidence)
+        detections.append(Detection(card, _corners(outline), float(1.0 - miss),
+                                    runners_up(best.ranked, card)))
     for idx in unknown:
         # An unreadable index on a card already named is that card's other corner.
         if any(points_in_quad(idx.centre, o)[0] for o in outlines):
             continue
         outline = card_outline(idx.centre, idx.down, idx.span)
-        detections.append(Detection(None, _corners(outline), float(idx.confidence)))
+        detections.append(Detection(None, _corners(outline), float(idx.confidence),
+                                    runners_up(idx.ranked, None)))
     detections.sort(key=lambda d: -d.confidence)
     return detections
 
@@ -260,9 +286,11 @@ class CameraRecogniser:
 
 
 def _whole_cards(image: np.ndarray, *, model_path: str, deck: ScoreAdjuster | None = None,
-                 card_px: float | None = None) -> list[tuple[Card, float, np.ndarray]]:
-    """Cards read whole from their outline: (card, confidence, corners upright)."""
-    out: list[tuple[Card, float, np.ndarray]] = []
+                 card_px: float | None = None
+                 ) -> list[tuple[Card, float, np.ndarray, tuple[tuple[Card, float], ...]]]:
+    """Cards read whole from their outline: (card, confidence, corners upright, the ranked
+    readings of its likeliest index patch)."""
+    out: list[tuple[Card, float, np.ndarray, tuple[tuple[Card, float], ...]]] = []
     quads = find_card_quads(image, card_px=card_px)
     if not quads:
         return out
@@ -277,7 +305,10 @@ def _whole_cards(image: np.ndarray, *, model_path: str, deck: ScoreAdjuster | No
             card, conf, _, k = read_card(scores.rank[start:start + n],
                                          scores.suit[start:start + n], ids)
             if card is not None:
-                out.append((card, conf, orients[k]))
+                rank, suit = scores.rank[start:start + n], scores.suit[start:start + n]
+                cards, probability, _ = PatchScores(rank, suit).best()
+                best = max(range(n), key=lambda i: (cards[i] == card, float(probability[i])))
+                out.append((card, conf, orients[k], ranked_cards(rank[best], suit[best])))
         start += n
     out.sort(key=lambda t: -t[1])
     return out

@@ -21,6 +21,7 @@ from vision.recognise.candidates import working_scale
 from vision.recognise.frames import check_frame
 
 __all__ = [
+    "REFERENCE_CARD_PX",
     "SHARP_SIGMA",
     "SHARPEN_FROM",
     "SHARPEN_BELOW",
@@ -54,17 +55,39 @@ SHARPEN_AMOUNT = 3.0
 # Edges are measured where the grey range within this share of the shorter side is at least
 # MIN_EDGE levels: ink on paper, a card on the table, not the table's grain.
 EDGE_WINDOW = 0.015
+# ... or, where the cards' height is known, this share of a card's height: the same 16 pixels
+# on the EPFL dev photos (1067 px high, cards about 160), and the same for a crop as its frame.
+EDGE_WINDOW_CARDS = 0.1
 MIN_EDGE = 60
 # The sharpest edges decide (this quantile of gradient over range): most edges of a frame are
 # turned, shaded or soft by nature, but a focused frame always has some crisp ones.
 SHARPEST = 0.99
 # Fewer edge pixels than this (a blank table) say nothing about focus.
 MIN_EDGE_PIXELS = 50
+# Where the cards' height is known (a mounted camera's ``card_px``), the blur is measured in a
+# frame scaled so a card is at most this tall: the EPFL dev photos' cards at the working scale,
+# where the thresholds above were set. A crop and its whole frame then measure the same, and
+# a 4608x2592 camera's cards the same as a 2304x1296 camera's. Frames are never enlarged for
+# it: interpolation adds a blur of its own that says nothing of the lens.
+REFERENCE_CARD_PX = 160.0
 
 
-def blur_sigma(image: np.ndarray) -> float:
-    """The frame's blur as a Gaussian's sigma in pixels at the recogniser's working scale
-    (``vision.recognise.candidates.working_scale``); 0.0 when it shows no edge to measure.
+def measuring_scale(shape: tuple[int, ...], card_px: float | None = None) -> float:
+    """The factor a frame (or crop) of ``shape`` is scaled by before its blur is measured:
+    cards brought to at most ``REFERENCE_CARD_PX`` where their height is known, else the
+    recogniser's working scale (``vision.recognise.candidates.working_scale``), which
+    depends on the image's size and so differs between a crop and its frame."""
+    if card_px is None:
+        return working_scale(shape)
+    if not (math.isfinite(card_px) and card_px > 0):
+        raise ValueError(f"card_px must be a card's height in pixels, not {card_px!r}")
+    return min(1.0, REFERENCE_CARD_PX / card_px)
+
+
+def blur_sigma(image: np.ndarray, *, card_px: float | None = None) -> float:
+    """The frame's blur as a Gaussian's sigma in pixels at the measuring scale
+    (``measuring_scale``: fixed by the cards' height ``card_px`` where known, else the
+    recogniser's working scale); 0.0 when it shows no edge to measure.
 
     A step of height H blurred by sigma has its steepest slope at H / (sigma * sqrt(2 pi)), so
     the sharpest edges' slope over their height gives sigma, whatever their contrast. Costs
@@ -72,10 +95,12 @@ def blur_sigma(image: np.ndarray) -> float:
     """
     check_frame(image, "blur_sigma")
     grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    scale = working_scale(image.shape)
+    scale = measuring_scale(image.shape, card_px)
     if scale < 1.0:
         grey = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    side = max(5, int(EDGE_WINDOW * min(grey.shape)) | 1)
+    window = EDGE_WINDOW * min(grey.shape) if card_px is None else \
+        EDGE_WINDOW_CARDS * card_px * scale
+    side = max(5, int(window) | 1)
     window = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
     height = cv2.morphologyEx(grey, cv2.MORPH_GRADIENT, window)
     # Sobel's 3x3 derivative is 8 times the slope; a quarter of it, the central difference, is
@@ -123,6 +148,12 @@ class FocusMeter:
     out of focus is caught within a second. The device loop reads ``sigma`` and
     ``measurements`` to tell the players when the lens needs turning
     (``vision.live.focus_watch``).
+
+    The device's stream reader (``vision.live.motion.StreamReader``) hands the meter every
+    whole frame (``frame``), measured at the cards' fixed scale; the recogniser it calls on
+    changed crops then asks the meter (``__call__``) and gets that frame's measure, never a
+    crop's. A meter never handed a frame (a loop reading whole frames, a photo) counts the
+    recogniser's calls as frames, as before.
     """
 
     def __init__(self, every: int = 30) -> None:
@@ -130,10 +161,30 @@ class FocusMeter:
             raise ValueError(f"a focus meter measures every 1 frame or more, got {every}")
         self.every = every
         self._count = 0
+        self._frames = 0
         self._sigma = 0.0
         self._measurements = 0
 
+    def frame(self, image: np.ndarray, *, card_px: float | None = None) -> float:
+        """One whole camera frame, whose cards are ``card_px`` tall where known: measured
+        once every ``every`` frames."""
+        if self._frames % self.every == 0:
+            self._sigma = blur_sigma(image, card_px=card_px)
+            self._measurements += 1
+        self._frames += 1
+        return self._sigma
+
+    @property
+    def frames(self) -> int:
+        """How many whole frames ``frame`` was handed."""
+        return self._frames
+
     def __call__(self, image: np.ndarray) -> float:
+        """The blur to read ``image`` with: the latest frame's where frames are handed to
+        ``frame`` (``image`` is then a crop of one), else measured on ``image`` itself every
+        ``every`` calls."""
+        if self._frames:
+            return self._sigma
         if self._count % self.every == 0:
             self._sigma = blur_sigma(image)
             self._measurements += 1
