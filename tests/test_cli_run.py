@@ -236,3 +236,25 @@ def test_run_restarted_mid_deal_tells_the_camera_which_cards_lie_on_the_table(
                         lambda *a, **k: opened.append(real(*a, **k)) or opened[-1])
     assert main(["run", "--config", str(config), "--store", str(path), "--once"]) == 0
     assert opened[0].reader.on_table() == expected
+
+
+def test_a_full_card_at_start_exits_1_so_systemd_tries_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """2 is the unit's RestartPreventExitStatus (a bad config): a full card is no fault of
+    the config, and the board must come back by itself once space is freed."""
+    from firmware.store.schema import StorageFull
+
+    store = tmp_path / "events.sqlite3"
+    assert main(["run", "--store", str(store), "--once"]) == 0
+    capsys.readouterr()
+
+    def full(*args: object, **kwargs: object) -> EventStore:
+        raise StorageFull("database or disk is full")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(EventStore, "open", full)
+        assert main(["run", "--store", str(store), "--once"]) == 1
+    said = capsys.readouterr()
+    assert "storage full" in said.out + said.err
+    assert main(["run", "--store", str(store), "--once"]) == 0  # space freed: it starts

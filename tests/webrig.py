@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,25 @@ class Device:
             if check(data):
                 return data
             version = found.version
+
+
+@contextmanager
+def served(device: Device, **app: Any) -> Iterator[str]:
+    """``device`` started, its loop on a thread, and the phone page (``create_app`` with
+    ``PIN`` and ``app``'s options) served for it on a free loopback port, for a real browser:
+    yields the page's address; stops the server, then the device."""
+    from firmware.web.server import WebServer, create_app
+
+    device.start()
+    device.run_thread()
+    server = WebServer(create_app(device.hub, pin=PIN, **app), host="127.0.0.1", port=0,
+                       hub=device.hub)
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{server.port}/"
+    finally:
+        server.stop()
+        device.close()
 
 
 def scripted_game(players: Sequence[str] = ("Ann", "Bob"), rules: dict[str, Any] | None = None,

@@ -51,8 +51,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--once", action="store_true",
                         help="start, run one turn of the loop and stop (a smoke test)")
     parser.add_argument("--max-seconds", type=float, help="stop after this many seconds")
-    parser.add_argument("--muggins-window", type=float, default=8.0,
-                        help="seconds after a claim in which MUGGINS may be called (default 8)")
+    parser.add_argument("--muggins-window", type=float, default=None,
+                        help="seconds after a claim in which MUGGINS may be called (default: "
+                             "the config's [game] muggins_window_s, else 8)")
     parser.set_defaults(handler=run)
 
 
@@ -68,6 +69,8 @@ class Parts:
         self.tracker: Any = None
         self.panel: Any = None
         self.voice: Any = None
+        # Why the camera is off although the config names one (the recogniser cannot load).
+        self.camera_off: str | None = None
 
     def close(self) -> None:
         for part in (self.panel, self.source, self.strip, self.voice):
@@ -96,7 +99,11 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             parts.strip = SimulatorStrip(board.layout)
             parts.lines.append("LEDs: simulator (no [board.strip] backend configured)")
 
-        if "camera" in config.configured:
+        if "camera" in config.configured:  # a recogniser that cannot load leaves it off
+            from firmware.device.recogniser_probe import recogniser_problem
+
+            parts.camera_off = recogniser_problem()
+        if "camera" in config.configured and parts.camera_off is None:
             from vision.live.motion import StreamReader
             from vision.live.sources import open_source
             from vision.live.tracker import CardTracker, TrackerSettings
@@ -134,6 +141,8 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             parts.lines.append(f"camera: {where} ({camera.size[0]}x{camera.size[1]} read where "
                                f"the table changes, watched at {watch[0]}x{watch[1]}, "
                                f"{calibrated}{taught})")
+        elif parts.camera_off is not None:
+            parts.lines.append(f"camera: off ({parts.camera_off}): buttons and manual entry only")
         else:
             parts.lines.append("camera: none (no [camera] table): buttons and manual entry only")
 
@@ -174,6 +183,11 @@ def _zones(config: Any) -> Any:
     return TableZones(tuple(found))
 
 
+#: ``run``'s exit when the store cannot open for want of space: a passing fault, so not 2
+#: (the unit's RestartPreventExitStatus), and systemd tries again until space is freed.
+EXIT_STORAGE_FULL = 1
+
+
 def run(args: argparse.Namespace) -> int:
     from firmware.device import logs
 
@@ -187,6 +201,7 @@ def _run(args: argparse.Namespace) -> int:
     from firmware.device.loop import DeviceLoop
     from firmware.device.notify import Notifier, Watchdog
     from firmware.store.eventstore import EventStore
+    from firmware.store.schema import StorageFull
     from firmware.table.flow import TableFlow, cards_on_table
     from firmware.web.hub import Hub
     from firmware.web.inputs import TableSettings
@@ -194,9 +209,17 @@ def _run(args: argparse.Namespace) -> int:
     from hardware.buttons import Controls
 
     default = DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None
+    # The one check `doctor` runs too: every fault of the file at once (exit 2), before
+    # anything is opened.
     config = load_device_config(args.config if args.config is not None else default)
     if args.max_seconds is not None and args.max_seconds < 0:
         raise ValueError(f"--max-seconds must not be negative, not {args.max_seconds!r}")
+    if args.store is not None:
+        from firmware.device.config_checks import store_path_problem
+
+        problem = store_path_problem(args.store)
+        if problem is not None:
+            raise ValueError(f"--store {str(args.store)!r} {problem}")
     clock = time.monotonic
     store_path = args.store or config.store.path
     parts = open_parts(config, clock=clock)
@@ -206,6 +229,7 @@ def _run(args: argparse.Namespace) -> int:
     store = None
     page: Any = None
     publisher: Any = None
+    eye: Any = None
     stop = {"signal": None}
 
     def on_signal(number: int, frame: Any) -> None:
@@ -213,9 +237,19 @@ def _run(args: argparse.Namespace) -> int:
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
-        store = EventStore.open(store_path, clock=time.time)
+        try:
+            store = EventStore.open(store_path, clock=time.time)
+        except StorageFull as exc:
+            # Not a fault of the config: the card has no room to open (or repair) the store.
+            # Exit 1, which systemd restarts (2 it would not), so the board comes back by
+            # itself once space is freed; nothing stored has been touched.
+            log.error(f"store: storage full: {exc}: free space on the card; the board "
+                      "starts again by itself")
+            return EXIT_STORAGE_FULL
         if store.recovery is not None:
             log.warning(f"store: {store.recovery}")
+        for note in store.notes:  # history rebuilt from the checksummed events
+            log.warning(f"store: {note}")
         log.info(f"store: {store_path} ({len(store.lines)} events in the current match)")
         if parts.reader is not None:  # restarted mid-deal: the laid cards are no table art
             replayed = store
@@ -241,21 +275,29 @@ def _run(args: argparse.Namespace) -> int:
                         len(settings.colours):]))
         playing = settings or base
         hub = Hub() if config.web.enabled else None
+        if hub is not None and parts.source is not None:  # the page's view of the camera
+            from firmware.web.camera_eye import CameraEye
+
+            eye = CameraEye()
+            eye.start()
+        window = (config.muggins_window_s if args.muggins_window is None
+                  else args.muggins_window)
         loop = DeviceLoop(store=store, flow=TableFlow(playing.players, playing.rules,
-                                                      muggins_window_s=args.muggins_window,
+                                                      muggins_window_s=window,
                                                       seats=config.players),
                           strip=parts.strip, renderer=renderer, clock=clock,
                           source=parts.source, recognise=parts.recognise, tracker=parts.tracker,
                           reader=parts.reader,
                           panel=parts.panel, controls=controls, voice=parts.voice,
                           notifier=notifier, watchdog=Watchdog.from_environ(clock=clock),
-                          hub=hub)
+                          camera_off=parts.camera_off,
+                          hub=hub, eye=eye)
         loop.start()
         publisher = _club(config, Path(store_path), hub)
         log.info(f"ready in {time.monotonic() - began:.2f} s: {loop.status()}")
         if hub is not None:
             page = _serve(config, hub, chosen, explicit="web" in config.configured,
-                          store_path=Path(store_path))
+                          store_path=Path(store_path), eye=eye)
             if page is not None:
                 notifier.status(page.said)
         if args.once:
@@ -268,6 +310,8 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         if page is not None:
             page.server.stop()
+        if eye is not None:
+            eye.close()
         if publisher is not None:
             publisher.stop()
         for number, handler in previous.items():
@@ -299,7 +343,7 @@ class _Page:
 
 
 def _serve(config: Any, hub: Any, chosen: Any, *, explicit: bool,
-           store_path: Path | None = None) -> _Page | None:
+           store_path: Path | None = None, eye: Any = None) -> _Page | None:
     """Starts the phone page. A page the config asks for that cannot start is an error; the
     default page (no ``[web]`` table) on a busy port is only reported."""
     from firmware.web.server import WebServerError, new_pin, serve_page
@@ -309,7 +353,7 @@ def _serve(config: Any, hub: Any, chosen: Any, *, explicit: bool,
     try:
         server = serve_page(hub, host=web.host, port=web.port, pin=pin,
                             allow_public=web.allow_public, on_settings=chosen.save,
-                            store_path=store_path)
+                            store_path=store_path, eye=eye)
     except WebServerError as exc:
         if explicit:
             raise

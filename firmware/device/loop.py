@@ -32,13 +32,16 @@ import numpy as np
 
 from engine.game import Game
 from engine.records import LogError
-from engine.words import scores_words
+from engine.words import card_words, scores_words
+from firmware.device.eye_snapshot import EyeFeed
 from firmware.device.notify import Notifier, Watchdog
 from firmware.device.voice import Voice
 from firmware.store.eventstore import Appended, EventStore, StoredEvent, StoreError
+from firmware.store.schema import STORAGE_FULL, StorageFull
 from firmware.table.flow import (
     ButtonAction,
     Feedback,
+    ManualCard,
     NewMatch,
     Outcome,
     TableFlow,
@@ -46,6 +49,8 @@ from firmware.table.flow import (
     Tick,
     UnknownCard,
 )
+from firmware.table.words import next_words
+from firmware.web.camera_eye import CameraEye
 from firmware.web.hub import Hub, Reply
 from firmware.web.snapshot import BoardLimits, TableView, revision, table_snapshot
 from hardware.animation import FPS, celebration, error_flash, peg_walk, skunk
@@ -148,6 +153,8 @@ def apply_outcome(store: EventLog, flow: TableFlow, outcome: Outcome, now: float
     if outcome.undo:
         try:
             undone = store.undo()
+        except StorageFull as exc:  # the board stays up and takes the undo again later
+            return [*said, *storage_full(exc)]
         except StoreError as exc:
             said.append(Feedback("notice", str(exc)))
         else:
@@ -164,6 +171,9 @@ def apply_outcome(store: EventLog, flow: TableFlow, outcome: Outcome, now: float
         except LogError as exc:
             said += flow.rejected(event, exc, store.game).feedback
             break
+        except StorageFull as exc:  # nothing stored; the next event tries again
+            said += storage_full(exc)
+            break
         first = False
         if after_append is not None:
             after_append()
@@ -171,6 +181,14 @@ def apply_outcome(store: EventLog, flow: TableFlow, outcome: Outcome, now: float
         said += follow.feedback
         pending.extend(follow.events)
     return said
+
+
+def storage_full(exc: StorageFull) -> list[Feedback]:
+    """What the table hears when the card is full: said aloud and shown (a flash, so the
+    page's request is answered 507), with the store's own words for the journal."""
+    return [Feedback("flash", f"{STORAGE_FULL}: nothing was stored. Free some space on the "
+                              "card, then lay or press it again."),
+            Feedback("notice", str(exc))]
 
 
 class DeviceLoop:
@@ -182,6 +200,8 @@ class DeviceLoop:
     ``hub`` connects the phone page (see the module docstring). ``reader`` reads each
     frame where the table changed (``vision.live.motion.StreamReader``, the device's way, which
     calls ``recognise`` on those regions); without it ``recognise`` reads every whole frame.
+
+    ``eye`` (``firmware.web.camera_eye``) is handed each frame read, for the page's view of it.
     """
 
     def __init__(self, *, store: EventStore, flow: TableFlow, strip: LedStrip,
@@ -194,10 +214,13 @@ class DeviceLoop:
                  on_feedback: Callable[[Feedback], None] | None = None,
                  pace: Callable[[float], None] = time.sleep, frame_timeout: float = 0.02,
                  unknown: UnknownWatch | None = None, focus: FocusWatch | None = None,
-                 hub: Hub | None = None, reader: Reader | None = None) -> None:
+                 hub: Hub | None = None, reader: Reader | None = None,
+                 eye: CameraEye | None = None, camera_off: str | None = None) -> None:
         if source is not None and (recognise is None or tracker is None):
             raise ValueError("a camera source needs a recognise function and a tracker")
         self.store, self.flow, self.strip, self.renderer = store, flow, strip, renderer
+        # Why a configured camera is off (firmware.device.recogniser_probe): said at start.
+        self.camera_off = camera_off
         self.clock = clock
         self.source, self.recognise, self.tracker = source, recognise, tracker
         self.reader = reader
@@ -222,6 +245,8 @@ class DeviceLoop:
         self._effects: list[Feedback] = []
         # The phone page: what it was last shown, and the feedback it may list.
         self.hub = hub
+        # The camera's eye on the phone page: handed each frame read, drawn on its own thread.
+        self.eye = EyeFeed(eye) if eye is not None else None
         self._recent: deque[tuple[str, str]] = deque(maxlen=10)
         self._told = 0
         self._heard: list[Feedback] | None = None  # feedback to a request being served
@@ -238,6 +263,9 @@ class DeviceLoop:
         self._shown = None
         if self.store.recovery is not None:  # said aloud and on the page (run logs it too)
             self._tell(Feedback("say", self.store.recovery.words()))
+        if self.camera_off is not None:  # aloud and on the page: the table must not wait on it
+            self._tell(Feedback("say", f"Camera off: {self.camera_off}. Enter the cards by hand."),
+                       level=logging.WARNING)
         self._apply(self.flow.start(self.store.game), now)
         self._redraw(now, animate=False)
         self._publish()
@@ -281,6 +309,12 @@ class DeviceLoop:
             self._push(self._frames.popleft())
             limit -= 1
 
+    def settle(self) -> None:
+        """Brings the board to the store's game at once and shows every frame due, so a
+        picture taken now has the pegs its legend (the store's scores) says (the demo)."""
+        self._redraw(self.clock(), animate=False)
+        self.drain()
+
     def close(self) -> None:
         self.voice.close()
         if self.panel is not None:
@@ -316,11 +350,16 @@ class DeviceLoop:
         self._watch_focus()
         items: list[TableInput] = list(self.tracker.update(now, detections))
         items += self.unknown.update(now, detections, self.tracker.zones)
+        if self.eye is not None:
+            self.eye.offer(frame.image, now, detections, self.tracker, self.tracker.zones,
+                           self.store.game, revision(self.store),
+                           seats=self.flow.seats, players=self.flow.players)
         return items
 
     def _watch_focus(self) -> None:
         """Tells the players when the lens needs turning: the device's recogniser
-        (``vision.recognise.detection.CameraRecogniser``) measures the camera's blur as it reads."""
+        (``vision.recognise.detection.CameraRecogniser``) has a focus meter, which the reader
+        hands every frame (``vision.live.motion.StreamReader``; without a reader, each read)."""
         meter = getattr(self.recognise, "focus", None)
         if isinstance(meter, FocusMeter):
             said = self.focus.update(meter)
@@ -386,6 +425,10 @@ class DeviceLoop:
                 if request.rev != before:
                     request.answer(Reply("stale", before))
                     continue
+                held = self._held_cut(request.items)
+                if held is not None:
+                    request.answer(Reply("stale", before, feedback=(("flash", held),)))
+                    continue
                 self._heard = []
                 self.feed([replace(item, at=now) for item in request.items], now)
                 heard, self._heard = self._heard, None
@@ -398,6 +441,17 @@ class DeviceLoop:
                 self._heard = None
                 request.fail(exc)
                 raise
+
+    def _held_cut(self, items: Sequence[TableInput]) -> str | None:
+        """Why a typed card may not replace a player's cut card: the cut changes no
+        revision, so the request may come from a phone that never saw the first card."""
+        for item in items:
+            if isinstance(item, ManualCard):
+                held = self.flow.cut_card(item.zone)
+                if held is not None and held != item.card:
+                    return (f"{item.zone} has already cut {card_words(held)}: nothing was done "
+                            "(UNDO takes the cut back)")
+        return None
 
     def _recolour(self, items: Sequence[TableInput]) -> None:
         """New peg colours chosen with a new match (``NewMatch.colours``)."""
@@ -442,7 +496,8 @@ class DeviceLoop:
     def status(self) -> str:
         game = self.store.game
         scores = scores_words(game.sides)
-        return f"{scores}; waiting for {game.next}" if scores else game.next
+        waiting = next_words(game)  # the table's words: CONFIRM once a game is over
+        return f"{scores}; waiting for {waiting}" if scores else waiting
 
     def _redraw(self, now: float, *, animate: bool = True) -> None:
         game = self.store.game

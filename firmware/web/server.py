@@ -8,18 +8,23 @@ a browser's ``EventSource`` reconnects by itself when the Wi-Fi drops.
 Routes:
 
 - ``GET /``, ``/static/...``: the page, shipped in the package (no CDN: the
-  table may have no internet);
+  table may have no internet); ``GET /eye`` the same page, opened on the camera's view;
 - ``GET /api/state``: the latest snapshot; ``GET /api/events``: the same as
   a stream of ``state`` events, one per change (slow phones get the newest
-  only). Viewing needs no PIN;
+  only). Viewing needs no PIN; nor do ``GET /api/stats``, ``/api/review`` and
+  ``/api/export?match=ID`` (a match's JSON Lines game log, as ``cribbage-board export``);
 - ``POST /api/pin``: checks a PIN; ``POST /api/action``: one change (see
-  ``firmware.web.inputs``), with the PIN in the ``X-Pin`` header.
+  ``firmware.web.inputs``), with the PIN in the ``X-Pin`` header;
+- ``GET /api/eye``, ``GET /api/eye.jpg``: the camera's last view of the table, its outlines
+  as JSON and the picture (``firmware.web.camera_eye``). The camera sees the players' hands
+  and whatever else lies on the table, so these need the PIN as changes do.
 
 A change is answered only once the loop has applied it (or refused it):
-200 with the new revision; 400 for a malformed request, 401 without a PIN,
-403 for a wrong one, 429 after too many wrong ones from that phone
+200 with the new revision; 400 for a malformed request, 401 without the right PIN (none or
+a wrong one, as CONTRACT.md says), 429 after too many wrong ones from that phone
 (``firmware.web.pins``), 409 for a replayed or
-stale request, 422 when the table refused it (an illegal card), 503 when the
+stale request, 422 when the table refused it (an illegal card), 507 when the card
+holding the store is full (nothing stored; the board takes it once there is room), 503 when the
 board did not answer. Nothing but a 200 changes the stored game. A custom
 header for the PIN also means another web site open on the phone cannot post
 to the board (the browser would have to ask first, and is never told yes).
@@ -49,7 +54,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engine.jsontext import JsonTextError, loads
 from firmware.store.coach import parse_moment, read_review, read_stats
+from firmware.store.export import read_export
+from firmware.store.schema import STORAGE_FULL
 from firmware.web.address import check_host, is_local_address, is_local_name, lan_address
+from firmware.web.camera_eye import EYE_PATH, CameraEye
 from firmware.web.connections import (
     HEADER_TIMEOUT_S,
     KEEP_ALIVE_S,
@@ -123,9 +131,9 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
                on_settings: Callable[[TableSettings], None] | None = None,
                store_path: Path | None = None,
                clock: Callable[[], float] = time.monotonic, reply_timeout_s: float = 5.0,
-               keepalive_s: float = 15.0) -> ASGIApp:
+               keepalive_s: float = 15.0, eye: CameraEye | None = None) -> ASGIApp:
     """The page's app over ``hub``. ``on_settings`` keeps a new match's settings once the
-    loop has started it (``firmware.web.settings``)."""
+    loop has started it (``firmware.web.settings``); ``eye`` serves the camera's view."""
     guard = PinGuard(pin, clock=clock)
 
     def client_of(request: Request) -> str:
@@ -167,6 +175,24 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
             return error_response(404 if isinstance(exc, OSError) else 400, str(exc))
         return JSONResponse(data, headers={"Cache-Control": "no-store"})
 
+    async def export(request: Request) -> Response:
+        """A match as its JSON Lines game log (``cribbage-board export``), as a download: a
+        read like the coach's, so no PIN."""
+        if store_path is None:
+            return error_response(404, "this board keeps no event store to export from")
+        match = request.query_params.get("match")
+        if match is not None and not match.isdigit():
+            return error_response(400, f"match must be a match id, not {match!r}")
+        try:
+            exported = await asyncio.to_thread(read_export, store_path,
+                                               None if match is None else int(match))
+        except (ValueError, OSError) as exc:
+            return error_response(404, str(exc))
+        name = f"cribbage-match-{exported.match}.jsonl"
+        return Response(exported.text, media_type="application/jsonl",
+                        headers={"Cache-Control": "no-store",
+                                 "Content-Disposition": f'attachment; filename="{name}"'})
+
     async def check_pin(request: Request) -> Response:
         refused = guard.check(request.headers.get("x-pin"), client_of(request))
         if refused is not None:
@@ -197,24 +223,47 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
         if reply is None:
             return error_response(503, "the board did not answer: nothing was done")
         if reply.status == "stale":
-            return error_response(409, "the table has changed since this page looked: nothing was "
-                               "done; look again and retry", rev=reply.rev)
+            why = reply.feedback[0][1] if reply.feedback else (
+                "the table has changed since this page looked: nothing was done; look again "
+                "and retry")
+            return error_response(409, why, rev=reply.rev)
         feedback = [{"kind": k, "text": t} for k, t in reply.feedback]
-        if reply.refused is not None:
-            return error_response(422, reply.refused, rev=reply.rev, feedback=feedback)
+        if reply.refused is not None:  # 507: the card is full, nothing stored (try again)
+            status = 507 if reply.refused.startswith(STORAGE_FULL) else 422
+            return error_response(status, reply.refused, rev=reply.rev, feedback=feedback)
         if change.settings is not None and reply.changed and on_settings is not None:
             await asyncio.to_thread(on_settings, change.settings)
         return JSONResponse({"ok": True, "rev": reply.rev, "changed": reply.changed,
                              "feedback": feedback}, headers={"Cache-Control": "no-store"})
 
+    async def camera_eye(request: Request) -> Response:
+        """The camera's last view: the outlines (JSON) or the picture, with the PIN only."""
+        refused = guard.check(request.headers.get("x-pin"), client_of(request))
+        if refused is not None:
+            return error_response(*refused)
+        if eye is None:
+            return error_response(404, "this board has no camera to show")
+        picture = eye.latest
+        if picture is None:
+            return error_response(503, "the camera has not shown the table yet: try again "
+                                       "in a moment")
+        private = {"Cache-Control": "no-store, private"}
+        if request.url.path.endswith(".jpg"):
+            return Response(picture.jpeg, media_type="image/jpeg", headers=private)
+        return Response(picture.text, media_type="application/json", headers=private)
+
     app = Starlette(routes=[
         Route("/", index),
+        Route(EYE_PATH, index),  # the page, opened on the camera's view
         Route("/api/state", state),
         Route("/api/events", events),
         Route("/api/pin", check_pin, methods=["POST"]),
         Route("/api/stats", coach),
         Route("/api/review", coach),
+        Route("/api/export", export),
         Route("/api/action", action, methods=["POST"]),
+        Route("/api/eye", camera_eye),
+        Route("/api/eye.jpg", camera_eye),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
     return _LocalOnly(app, allow_public=allow_public)
@@ -279,11 +328,12 @@ async def json_body(request: Request) -> Any:
 
 def serve_page(hub: Hub, *, host: str, port: int, pin: str, allow_public: bool = False,
                on_settings: Callable[[TableSettings], None] | None = None,
-               store_path: Path | None = None) -> WebServer:
+               store_path: Path | None = None, eye: CameraEye | None = None) -> WebServer:
     """Starts the phone page over ``hub`` in its own thread; ``stop()`` it when done.
-    ``store_path`` lets the page read the coach's statistics from the event store."""
+    ``store_path`` lets the page read the coach's statistics from the event store; ``eye``
+    shows the camera's view."""
     app = create_app(hub, pin=pin, allow_public=allow_public, on_settings=on_settings,
-                     store_path=store_path)
+                     store_path=store_path, eye=eye)
     server = WebServer(app, host=check_host(host, allow_public=allow_public), port=port, hub=hub)
     server.start()
     return server
