@@ -136,11 +136,14 @@ def test_colour_cast_warms_or_cools_by_the_set_share() -> None:
 def test_motion_blur_smears_along_its_angle_only() -> None:
     dot = np.zeros((41, 41), np.float32)
     dot[20, 20] = 100
+    # Lit means above a thousandth of the dot: on arm64 the rotated kernel keeps ~1e-15
+    # where x86 has exact zeros, which no pixel can show.
     across = motion_blur(dot, length=9, angle=0)
-    assert np.count_nonzero(across[20]) == 9 and np.count_nonzero(across[:, 20]) == 1
+    assert np.count_nonzero(across[20] > 0.1) == 9
+    assert np.count_nonzero(across[:, 20] > 0.1) == 1
     assert across.sum() == pytest.approx(100, rel=1e-4)
     down = motion_blur(dot, length=9, angle=90)
-    assert np.count_nonzero(down[:, 20]) == 9
+    assert np.count_nonzero(down[:, 20] > 0.1) == 9
 
 
 def test_a_moving_hand_smears_while_the_table_under_it_stays_sharp() -> None:
