@@ -64,6 +64,12 @@ DRAWN_WITH_OPENCV5_TEXT = frozenset({
     "test_a_card_read_in_a_tight_and_a_loose_crop_gives_the_same_candidates",
     "tests/test_firmware_demo_vision.py::"
     "test_a_game_filmed_by_the_demos_camera_scores_the_truth_reading_what_it_can",
+    "tests/test_firmware_demo_vision.py::"
+    "test_the_demo_command_plays_two_players_through_vision_to_the_true_scores",
+    "tests/test_firmware_demo_reading_path.py::"
+    "test_the_demo_reads_only_the_regions_that_changed_as_run_does",
+    "tests/test_vision_faint_indices.py::"
+    "test_without_the_faint_glyphs_and_the_stretch_the_index_is_lost",
 })
 
 
