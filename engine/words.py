@@ -34,7 +34,8 @@ from engine.events import (
 )
 from engine.records import Side
 
-__all__ = ["card_words", "event_words", "result_words", "scores_words", "points_words"]
+__all__ = ["card_words", "event_words", "fold_name", "result_words", "scores_words",
+           "points_words"]
 
 
 def card_words(card: Card) -> str:
@@ -45,6 +46,13 @@ def card_words(card: Card) -> str:
 def result_words(result: str | None) -> str:
     """A game's result as said: ``double_skunk`` is "double skunk"."""
     return "" if result is None else result.replace("_", " ")
+
+
+def fold_name(name: str) -> str:
+    """The key one player's spellings share: case and runs of spaces aside ("  aNN " is
+    Ann), as the table's names (``firmware.table.names``), the club's rosters and the
+    coach's ``--player`` match them."""
+    return " ".join(name.split()).casefold()
 
 
 def scores_words(sides: Iterable[Side | Mapping[str, Any]]) -> str:

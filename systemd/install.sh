@@ -235,20 +235,22 @@ board_kind() {
     esac
 }
 
+# The Python that runs the project's own code here: the venv's once made (the system's under
+# --root, where the venv is not this machine's to run).
+project_python() {
+    if [[ -z "$root" && -x "$venv/bin/python" ]]; then echo "$venv/bin/python"; else echo python3; fi
+}
+
 # The layout's LED count, read from the config by the project's own code.
 led_count() {
-    local python="python3"
-    [[ -z "$root" && -x "$venv/bin/python" ]] && python="$venv/bin/python"
-    PYTHONPATH="$src" "$python" -c 'import sys
+    PYTHONPATH="$src" "$(project_python)" -c 'import sys
 from hardware.config import load_config
 print(load_config(sys.argv[1]).layout.n_leds)' "$1" 2>/dev/null
 }
 
 # The bytes one SPI frame of $1 LEDs takes, by the project's own code (RGBW: the larger).
 spi_frame_bytes() {
-    local python="python3"
-    [[ -z "$root" && -x "$venv/bin/python" ]] && python="$venv/bin/python"
-    PYTHONPATH="$src" "$python" -c 'import sys
+    PYTHONPATH="$src" "$(project_python)" -c 'import sys
 from hardware.strips.spi import frame_bytes
 print(frame_bytes(int(sys.argv[1]), order="GRBW"))' "$1" 2>/dev/null
 }
@@ -386,9 +388,7 @@ file_steps() {
         else
             place "$here/club.env.example" "$club_env"
         fi
-        local python="python3"
-        [[ -z "$root" && -x "$venv/bin/python" ]] && python="$venv/bin/python"
-        run env PYTHONPATH="$src" "$python" -m firmware.commands.cli club setup-broker \
+        run env PYTHONPATH="$src" "$(project_python)" -m firmware.commands.cli club setup-broker \
             --root "${root:-/}" --group "$user" --boards "$club_boards"
     fi
 }

@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from engine.simulate import simulate_game, simulate_match
 from firmware.store.eventstore import EventStore
 
-__all__ = ["Clock", "Logs", "events_pages", "play_two_matches", "two_match_logs"]
+__all__ = ["STORE_FILES", "Clock", "Logs", "events_pages", "play_two_matches",
+           "play_with_undos", "power_cut", "two_match_logs"]
 
 Logs = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+# A store called s.db and the files beside it that a power cut leaves.
+STORE_FILES = ("s.db", "s.db-wal", "s.db-mark")
 
 
 class Clock:
@@ -46,6 +51,33 @@ def play_two_matches(store: EventStore, logs: Logs) -> None:
     store.start_match(second[0])
     for event in second[1:20]:
         store.append(event)
+
+
+def play_with_undos(store: EventStore, rng: random.Random,
+                    tables: Sequence[list[str]]) -> None:
+    """One simulated game for each table of players, each its own match (the first begun
+    with ``append``, the rest with ``start_match``), its middle event undone and played
+    again."""
+    for n, names in enumerate(tables):
+        game = simulate_game(rng, names)
+        (store.append if n == 0 else store.start_match)(game[0])
+        for i, event in enumerate(game[1:], start=1):
+            store.append(event)
+            if i == len(game) // 2:
+                store.undo()
+                store.append(event)
+
+
+def power_cut(store: EventStore, folder: Path) -> None:
+    """Leaves ``folder``'s ``STORE_FILES`` as a power cut would: the store's connection
+    closed with nothing more checkpointed, the files as they were before it closed."""
+    saved = {name: (folder / name).read_bytes() for name in STORE_FILES
+             if (folder / name).exists()}
+    store._conn.close()  # noqa: SLF001 - no checkpoint, no clean close of the -wal
+    for name in STORE_FILES:
+        (folder / name).unlink(missing_ok=True)
+    for name, data in saved.items():
+        (folder / name).write_bytes(data)
 
 
 def events_pages(path: Path) -> list[tuple[int, str, int]]:

@@ -17,7 +17,9 @@ import numpy as np
 import pytest
 from test_vision_focus import blurred, scene
 from test_vision_focus_watch import FilmedCamera
+from test_vision_motion import SIZE, MarkReader, frame, marked_cards, table
 
+from engine.cards import Card
 from firmware.demo.scripted_table import ScriptedTracker, SteppedClock
 from firmware.device.loop import DeviceLoop
 from firmware.store.eventstore import EventStore
@@ -67,6 +69,46 @@ def test_the_meter_counts_frames_and_answers_crops_with_the_frames_measure(
     # A crop read in between is answered with the frame's measure, and measured never.
     flat = np.full((200, 300, 3), 128, np.uint8)
     assert meter(flat) == sigmas[-1] and meter.measurements == 3
+
+
+def test_the_meter_says_which_frames_it_will_measure(big: np.ndarray) -> None:
+    meter = FocusMeter(every=3)
+    due = []
+    for _ in range(7):
+        due.append(meter.due)
+        meter.frame(big, card_px=CARD_PX)
+    assert due == [True, False, False, True, False, False, True]
+
+
+class ShownMeter(FocusMeter):
+    """A focus meter that keeps every image the reader handed it."""
+
+    def __init__(self, every: int) -> None:
+        super().__init__(every)
+        self.shown: list[np.ndarray] = []
+
+    def frame(self, image: np.ndarray, *, card_px: float | None = None) -> float:
+        self.shown.append(image)
+        return super().frame(image, card_px=card_px)
+
+
+def test_the_reader_measures_round_one_card_after_another_on_the_frames_measured() -> None:
+    recognise = MarkReader()
+    meter = ShownMeter(every=2)
+    recognise.focus = meter  # type: ignore[attr-defined]
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False)
+    image = table({(300, 200): Card.parse("AS"), (700, 400): Card.parse("KD")})
+    for i in range(14):
+        reader(frame(image, i))
+    measured = [sorted(str(Card.from_index(round(mark / 4))) for _, mark in marked_cards(view))
+                for view in meter.shown[::2]]
+    crops = [names for names, view in zip(measured, meter.shown[::2], strict=True)
+             if view.shape[:2] != image.shape[:2]]
+    # Until the table has settled the whole frame is measured; then one card's surround at a
+    # time, each card in turn.
+    assert measured[0] == ["AS", "KD"] and len(crops) >= 4
+    assert all(len(names) == 1 for names in crops)
+    assert all(a != b for a, b in zip(crops, crops[1:], strict=False))
 
 
 def test_the_reader_hands_the_meter_every_frame_whatever_it_reads(big: np.ndarray) -> None:

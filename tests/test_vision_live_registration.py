@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from test_vision_motion import CLOTH, add_noise
 
 from engine.cards import Card
 from vision.drawn.scene import CRIB, SceneRenderer, SceneSettings, Script
@@ -45,12 +46,6 @@ def photo(name: str) -> np.ndarray:
     return image
 
 
-def noisy(image: np.ndarray, seed: int) -> np.ndarray:
-    """A sensor's noise: each pixel off by up to 3 levels, new in every frame."""
-    noise = np.random.default_rng(seed).integers(-3, 4, image.shape, dtype=np.int16)
-    return np.clip(image + noise, 0, 255).astype(np.uint8)
-
-
 class Feed:
     """Frames into the device's reading path, as ``DeviceLoop`` feeds them; keeps the events."""
 
@@ -64,7 +59,7 @@ class Feed:
         for _ in range(frames):
             self.count += 1
             at = self.count / 10
-            seen = self.reading.reader(Frame(noisy(image, self.count), at, self.count))
+            seen = self.reading.reader(Frame(add_noise(image, self.count), at, self.count))
             new += self.reading.tracker.update(at, seen)
         self.events += new
         return new
@@ -181,9 +176,6 @@ def test_the_crib_turned_over_where_it_lay_is_read() -> None:
     read = {e.card for e in feed.events if isinstance(e, CardAppeared)}
     assert len(crib) == 4 and len(read & crib) >= 3, (sorted(map(str, crib)),
                                                       sorted(map(str, read)))
-
-
-CLOTH = (40, 90, 30)
 
 
 class DeckReader:

@@ -50,17 +50,27 @@ class MarkReader:
     def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> list[Detection]:
         self.crops.append((image.shape[1], image.shape[0]))
         self.card_px.append(card_px)
-        paper = cv2.inRange(image, (200, 200, 200), (255, 255, 255))
-        count, _, stats, _ = cv2.connectedComponentsWithStats(paper)
-        found = []
-        for label in range(1, count):
-            x, y, w, h, area = (int(v) for v in stats[label])
-            if abs(w - CARD_W) > 3 or abs(h - CARD_H) > 3:
-                continue  # a card half covered, or cut by the crop's edge, is not read
-            mark = float(image[y + 32:y + 48, x + 22:x + 34, 0].mean())
-            corners = ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
-            found.append(Detection(Card.from_index(round(mark / 4)), corners, 0.99))
-        return found
+        return [Detection(Card.from_index(round(mark / 4)), corners, 0.99)
+                for corners, mark in marked_cards(image)]
+
+
+Outline = tuple[tuple[float, float], tuple[float, float], tuple[float, float],
+                tuple[float, float]]
+
+
+def marked_cards(image: np.ndarray) -> list[tuple[Outline, float]]:
+    """``table``'s whole paper cards in ``image``: each one's outline and the blue level of
+    its mark (a card half covered, or cut by the crop's edge, is not read)."""
+    paper = cv2.inRange(image, (200, 200, 200), (255, 255, 255))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(paper)
+    found: list[tuple[Outline, float]] = []
+    for label in range(1, count):
+        x, y, w, h, _ = (int(v) for v in stats[label])
+        if abs(w - CARD_W) > 3 or abs(h - CARD_H) > 3:
+            continue
+        mark = float(image[y + 32:y + 48, x + 22:x + 34, 0].astype(np.float64).mean())
+        found.append((((x, y), (x + w, y), (x + w, y + h), (x, y + h)), mark))
+    return found
 
 
 def frame(image: np.ndarray, index: int) -> Frame:

@@ -9,7 +9,7 @@ import math
 import cv2
 import numpy as np
 import pytest
-from test_vision_motion import CARD_H, CARD_W, SIZE, frame, paste, table
+from test_vision_motion import SIZE, frame, marked_cards, paste, table
 
 from engine.cards import Card
 from vision.live.frames import SURE, combine, probabilities
@@ -112,14 +112,8 @@ class SoftMarkReader:
 
     def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> list[Detection]:
         self.calls += 1
-        paper = cv2.inRange(image, (200, 200, 200), (255, 255, 255))
-        count, _, stats, _ = cv2.connectedComponentsWithStats(paper)
         found = []
-        for label in range(1, count):
-            x, y, w, h, _ = (int(v) for v in stats[label])
-            if abs(w - CARD_W) > 3 or abs(h - CARD_H) > 3:
-                continue
-            mark = float(image[y + 32:y + 48, x + 22:x + 34, 0].astype(np.float64).mean())
+        for corners, mark in marked_cards(image):
             odds = np.array([math.exp(-((mark - 4 * i) ** 2) / (2 * self.sigma ** 2))
                              for i in range(52)])
             p = odds / odds.sum()
@@ -127,7 +121,6 @@ class SoftMarkReader:
             best = Card.from_index(int(order[0]))
             others = tuple((Card.from_index(int(i)), float(p[i])) for i in order[1:4]
                            if p[i] >= 0.01)
-            corners = ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
             found.append(Detection(best, corners, float(p[order[0]]), others))
         return found
 

@@ -41,12 +41,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
-from storekit import Clock  # noqa: E402
+from storekit import Clock, play_with_undos, power_cut  # noqa: E402
 
-from engine.simulate import simulate_game  # noqa: E402
 from firmware.store.eventstore import EventStore  # noqa: E402
-
-_NAMES = ("s.db", "s.db-wal", "s.db-mark")
 
 
 @dataclass
@@ -71,23 +68,9 @@ def build(folder: Path, rng: random.Random, *, whole_wal: bool) -> dict[int, tup
     if whole_wal:
         store._conn.execute("PRAGMA wal_autocheckpoint = 0")  # noqa: SLF001
     players = [["Ann", "Bob"], ["Cat", "Dan", "Eve"], ["Ann", "Bob", "Cat", "Dan"]]
-    first = True
-    for names in rng.sample(players, 2):
-        game = simulate_game(rng, names)
-        (store.append if first else store.start_match)(game[0])
-        first = False
-        for i, event in enumerate(game[1:], start=1):
-            store.append(event)
-            if i == len(game) // 2:
-                store.undo()
-                store.append(event)
+    play_with_undos(store, rng, rng.sample(players, 2))
     rows = {e.id: (e.match, e.line) for m in (1, 2) for e in store.events(m)}
-    saved = {name: (folder / name).read_bytes() for name in _NAMES if (folder / name).exists()}
-    store._conn.close()  # noqa: SLF001 - a power cut: nothing checkpointed, the WAL left as is
-    for name in _NAMES:
-        (folder / name).unlink(missing_ok=True)
-    for name, data in saved.items():
-        (folder / name).write_bytes(data)
+    power_cut(store, folder)  # nothing checkpointed, the WAL left as is
     return rows
 
 

@@ -16,16 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from storekit import Clock
+from storekit import Clock, play_with_undos, power_cut
 
 from engine.game import Game
-from engine.simulate import simulate_game
 from firmware.store.eventstore import EventStore
 from firmware.store.pages import located
 from firmware.store.schema import row_crc, undo_crc
 
 NAMES = (["Ann", "Bob"], ["Cat", "Dan", "Eve"], ["Ann", "Bob", "Cat", "Dan"])
-FILES = ("s.db", "s.db-wal", "s.db-mark")
 
 Row = tuple[int, str, bool]  # match, line, undone
 
@@ -63,22 +61,10 @@ def build(folder: Path, seed: int) -> dict[int, Row]:
     rng = random.Random(seed)
     store = EventStore.open(folder / "s.db", clock=Clock())
     store._conn.execute("PRAGMA wal_autocheckpoint = 100")  # noqa: SLF001
-    for n, names in enumerate(NAMES):
-        game = simulate_game(rng, names)
-        (store.append if n == 0 else store.start_match)(game[0])
-        for i, event in enumerate(game[1:], start=1):
-            store.append(event)
-            if i == len(game) // 2:
-                store.undo()
-                store.append(event)
+    play_with_undos(store, rng, NAMES)
     truth = {e.id: (e.match, e.line, e.undone_at is not None)
              for m in (1, 2, 3) for e in store.events(m, include_undone=True)}
-    saved = {name: (folder / name).read_bytes() for name in FILES if (folder / name).exists()}
-    store._conn.close()  # noqa: SLF001 - a power cut: nothing more checkpointed
-    for name in FILES:
-        (folder / name).unlink(missing_ok=True)
-    for name, data in saved.items():
-        (folder / name).write_bytes(data)
+    power_cut(store, folder)  # nothing more checkpointed
     return truth
 
 

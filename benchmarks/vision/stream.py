@@ -40,6 +40,7 @@ import numpy as np
 from benchmarks.common import p95
 from benchmarks.device.loop_latency import latency
 from vision.live.motion import StreamReader, WatchSettings
+from vision.live.reading import DEVICE_TRACKER
 from vision.live.sources import Frame, watch_image
 from vision.live.zones import centroid
 from vision.measure.datasets import datasets_root
@@ -184,7 +185,7 @@ def laid_cards(*, frames: int = 300, cpu: bool = False, still_frames: int = 3
         copies.append(clock() - began)
 
     to_led = latency(2, 3, None)["median_ms"] / 1000
-    appear = 1  # firmware.commands.run's tracker with a StreamReader: each change read once
+    appear = DEVICE_TRACKER.appear_frames  # the device's tracker behind a StreamReader
     laid_here, laid_pi = [], []
     for k, (name, crop, mask) in enumerate(cards):
         table = tables[k % len(tables)]

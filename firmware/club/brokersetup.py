@@ -32,7 +32,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from firmware.club.settings import ClubConfigError, check_board_name, check_topic_prefix
+from firmware.club.settings import (
+    ClubConfigError,
+    board_lines,
+    check_board_name,
+    check_topic_prefix,
+)
 
 __all__ = ["BrokerPlan", "SetupResult", "setup_broker", "hash_password", "acl_text",
            "describe_result", "CONF", "PASSWD", "ACL", "BOARDS", "SERVER_PASSWORD"]
@@ -143,8 +148,7 @@ def _read_passwd(path: Path) -> dict[str, str]:
 def _read_names(path: Path) -> list[str]:
     if not path.exists():
         return []
-    return [n for n in (line.split("#", 1)[0].strip()
-                        for line in path.read_text(encoding="utf-8").splitlines()) if n]
+    return [name for _, name in board_lines(path.read_text(encoding="utf-8"))]
 
 
 def _write(path: Path, text: str, *, mode: int, group: str | None, notes: list[str]) -> None:

@@ -185,9 +185,7 @@ class ClubPublisher:
             return
         mine = self._store
         if mine is not None and asked.store != mine:
-            self.resends_ignored += 1
-            log.warning("club: ignored a resend request for store %s (this board's is %s)",
-                        asked.store, mine)
+            self._ignore_foreign(asked.store, mine)
             return
         with self._lock:
             self._rewinds[asked.store] = min(self._rewinds.get(asked.store, asked.start),
@@ -249,6 +247,12 @@ class ClubPublisher:
             self._send_now(outbox, pending.store, pending.last_id)
         return pending.more
 
+    def _ignore_foreign(self, store: str, mine: str | None) -> None:
+        """Counts and logs a resend request for a store that is not this board's."""
+        self.resends_ignored += 1
+        log.warning("club: ignored a resend request for store %s (this board's is %s)",
+                    store, mine)
+
     def _take_rewind(self, outbox: Outbox) -> int | None:
         """The row to publish again from, if a request for this store is due."""
         now = time.monotonic()
@@ -259,9 +263,7 @@ class ClubPublisher:
         mine = self._store = outbox.store()
         start = rewinds.pop(mine, None) if mine is not None else None
         for store in rewinds:
-            self.resends_ignored += 1
-            log.warning("club: ignored a resend request for store %s (this board's is %s)",
-                        store, mine)
+            self._ignore_foreign(store, mine)
         if start is None or start > outbox.last_id():
             return None
         self._rewound_at = now

@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 __all__ = ["Broker", "ClubConfig", "ClubConfigError", "parse_broker", "parse_club",
-           "check_board_name", "check_topic_prefix", "read_boards", "read_secret",
+           "check_board_name", "check_topic_prefix", "read_boards", "read_secret", "board_lines",
            "TOPIC_PREFIX"]
 
 TOPIC_PREFIX = "cribbage/club"
@@ -162,11 +162,7 @@ def _file(base: Path, name: str, key: str) -> Path:
 def read_secret(path: Path, *, what: str) -> str:
     """A password kept in a file (its first line); the error names ``what`` and the file,
     never the content."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ClubConfigError(f"{what} {str(path)!r} cannot be read: "
-                              f"{getattr(exc, 'strerror', None) or type(exc).__name__}") from None
+    text = _read_text(path, what=what)
     secret = text.splitlines()[0].strip() if text.strip() else ""
     if not secret:
         raise ClubConfigError(f"{what} {str(path)!r} is empty")
@@ -176,17 +172,27 @@ def read_secret(path: Path, *, what: str) -> str:
 def read_boards(path: Path) -> frozenset[str]:
     """The club's boards, one name a line (``#`` starts a comment): ``club serve --boards``,
     as ``club setup-broker`` writes it. Errors name the file and the line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ClubConfigError(f"boards file {str(path)!r} cannot be read: "
-                              f"{getattr(exc, 'strerror', None) or type(exc).__name__}") from None
     names = set()
-    for number, line in enumerate(text.splitlines(), start=1):
-        name = line.split("#", 1)[0].strip()
-        if name:
-            try:
-                names.add(check_board_name(name))
-            except ClubConfigError as exc:
-                raise ClubConfigError(f"{str(path)!r}, line {number}: {exc}") from None
+    for number, name in board_lines(_read_text(path, what="boards file")):
+        try:
+            names.add(check_board_name(name))
+        except ClubConfigError as exc:
+            raise ClubConfigError(f"{str(path)!r}, line {number}: {exc}") from None
     return frozenset(names)
+
+
+def board_lines(text: str) -> list[tuple[int, str]]:
+    """``(line number, name)`` of each name in a boards file (``#`` starts a comment), unchecked:
+    the one reading of the format, for ``read_boards`` and ``club setup-broker``."""
+    return [(number, name) for number, name in
+            ((n, line.split("#", 1)[0].strip()) for n, line in enumerate(text.splitlines(), 1))
+            if name]
+
+
+def _read_text(path: Path, *, what: str) -> str:
+    """``path``'s text; the error names ``what`` and the file, never the content."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ClubConfigError(f"{what} {str(path)!r} cannot be read: "
+                              f"{getattr(exc, 'strerror', None) or type(exc).__name__}") from None

@@ -19,13 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.words import fold_name  # the one rule for matching a player's spellings
+
 __all__ = ["Scoring", "Roster", "RosterError", "CountedGame", "PlayerStanding",
            "standings", "fold_name"]
-
-
-def fold_name(name: str) -> str:
-    """The key two boards' spellings of one player share: case and spaces folded."""
-    return " ".join(name.split()).casefold()
 
 
 class RosterError(ValueError):

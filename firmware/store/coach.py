@@ -15,6 +15,7 @@ from typing import Any
 from engine.events import NewGame, as_event
 from engine.review import DealReview, review_log
 from engine.stats import MatchLog, Stats, compute_stats, score_races
+from engine.words import fold_name
 from firmware.store.eventstore import EventStore
 
 __all__ = ["CoachError", "parse_moment", "match_logs", "store_stats", "store_review",
@@ -63,15 +64,12 @@ def store_stats(store: EventStore, *, player: str | None = None, since: float | 
 
 
 def _stored_name(store: EventStore, given: str) -> str:
-    """The name as the store spells it for ``given`` matched with case and runs of spaces
-    aside, the rule ``firmware.table.names`` holds for every name at the table (this room
-    may import the engine only, so the one line is repeated here); unknown names pass."""
-    def folded(name: str) -> str:
-        return " ".join(name.split()).casefold()
-
+    """The name as the store spells it for ``given`` (``fold_name``: case and runs of spaces
+    aside); unknown names pass."""
+    key = fold_name(given)
     for match in store.matches():
         for name in match.players:
-            if folded(name) == folded(given):
+            if fold_name(name) == key:
                 return name
     return given
 

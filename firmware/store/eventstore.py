@@ -212,11 +212,12 @@ class EventStore:
         """
         path = Path(path)
         _check_place(path)
-        if readonly and not (path.exists() and path.stat().st_size > 0):
+        present = path.exists() and path.stat().st_size > 0
+        if readonly and not present:
             raise StoreError(f"no event store at {str(path)!r}"
                              + (" (the file is empty)" if path.exists() else ""))
         try:
-            if path.exists() and path.stat().st_size > 0:
+            if present:
                 # The mark first: read after the rows, it could name a commit made meanwhile.
                 mark = read_mark(mark_path(path))
                 try:
@@ -512,8 +513,9 @@ class EventStore:
         self._rows.setdefault(match, []).append(StoredEvent(event_id, match, line, now))
         self._last_id = event_id
         self._match = match
-        self._acknowledge(Mark(event_id, crc, match, len(self._undos),
-                               undo_chain(self._undos)), durable=ended)
+        # A new row leaves the undos as acknowledged: their count and chain carry over.
+        self._acknowledge(replace(self._acknowledged, last_id=event_id, crc=crc, match=match),
+                          durable=ended)
         return event_id
 
     def _acknowledge(self, mark: Mark, *, durable: bool) -> None:

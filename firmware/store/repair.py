@@ -18,7 +18,6 @@ mark, an earlier repair, a damaged row right after the last of those) are report
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import sqlite3
@@ -270,11 +269,6 @@ def _read_undo(values: tuple[Any, ...]) -> Undo | None:
     return Undo(undo_id, event, at, crc) if undo_crc(undo_id, event, at) == crc else None
 
 
-@functools.cache
-def _expected(version: int) -> dict[str, str]:
-    return expected_schema(version)
-
-
 def _check_schema(conn: sqlite3.Connection, version: int) -> set[str]:
     """The store's tables, after checking each one the store knows is as it was created (a
     flipped bit in a name or a column is damage, not "no such column"); returns their names."""
@@ -282,7 +276,7 @@ def _check_schema(conn: sqlite3.Connection, version: int) -> set[str]:
     for name, sql in conn.execute("SELECT name, sql FROM sqlite_master"):
         if isinstance(name, bytes) and isinstance(sql, bytes):
             found[name.decode()] = sql.decode()
-    for name, sql in _expected(version).items():
+    for name, sql in expected_schema(version).items():
         if name in found and found[name] != sql:
             raise Damage(None, f"the schema of {name!r} is damaged")
     needed = ("events", "undos") if version >= 3 else ("events",)

@@ -13,9 +13,11 @@ itself trusts only the checksummed rows and rebuilds the rest when they disagree
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import sqlite3
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -134,9 +136,11 @@ def undo_crc(undo_id: int, event_id: int, at: float) -> int:
     return zlib.crc32(f"undo:{undo_id}:{event_id}:{at!r}".encode())
 
 
-def expected_schema(version: int) -> dict[str, str]:
+@functools.cache
+def expected_schema(version: int) -> Mapping[str, str]:
     """The ``sqlite_master`` text of each table, index and view a store of ``version``
-    has (version 1 lacked ``lost``), by name: anything else there is damage."""
+    has (version 1 lacked ``lost``), by name: anything else there is damage. Built once per
+    version (every open checks against it), so read-only to callers."""
     conn = sqlite3.connect(":memory:")
     try:
         conn.executescript(_SCHEMA if version >= 3 else _SCHEMA_V2)

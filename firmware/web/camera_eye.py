@@ -24,8 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +32,8 @@ from engine.cards import Card
 from vision.live.zones import TableZones, centroid
 
 __all__ = ["CameraEye", "EyeView", "EyePicture", "EyeTable", "ReadCard", "UnreadCard", "Place",
-           "Expected", "Marks", "Outline", "marks", "settled_key", "EYE_PATH", "eye_links"]
+           "Expected", "Marks", "Outline", "marks", "settled_key", "EYE_PATH", "eye_links",
+           "point_inside"]
 
 log = logging.getLogger("firmware.web.camera_eye")
 
@@ -156,7 +156,7 @@ def marks(view: EyeView) -> Marks:
     unread = []
     for outline in view.unread:
         middle = centroid(outline)
-        if any(_inside(middle, c.outline) for c in cards):
+        if any(point_inside(middle, c.outline) for c in cards):
             continue
         zone = view.zones.assign(outline) if view.zones is not None else None
         unread.append(UnreadCard(place(zone), tuple(outline)))
@@ -173,14 +173,13 @@ class EyePicture:
     version: int
     jpeg: bytes
     text: str
-    made_at: float
 
     def data(self) -> dict[str, Any]:
         found: dict[str, Any] = json.loads(self.text)
         return found
 
 
-def _inside(point: Point, polygon: Outline) -> bool:
+def point_inside(point: Point, polygon: Sequence[Point]) -> bool:
     """Whether ``point`` lies inside ``polygon`` (even-odd rule: any simple outline)."""
     x, y = point
     inside = False
@@ -215,18 +214,17 @@ Draw = Callable[[EyeView], tuple[bytes, dict[str, Any]]]
 class CameraEye:
     """The snapshot maker: ``offer`` from the loop, ``latest`` from the web thread, and its own
     thread (``start``) that looks every ``interval_s`` seconds (``look``; the tests call it
-    themselves on a fake clock).
+    themselves).
 
     ``draw`` turns a view into the JPEG and the page's JSON (default:
     ``firmware.web.eye_picture.draw_eye``, imported on first use so a board without a camera
     never loads it).
     """
 
-    def __init__(self, *, interval_s: float = 1.0, draw: Draw | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, *, interval_s: float = 1.0, draw: Draw | None = None) -> None:
         if not interval_s > 0:
             raise ValueError(f"interval_s must be positive, not {interval_s!r}")
-        self.interval_s, self.clock = interval_s, clock
+        self.interval_s = interval_s
         self._draw = draw
         self._lock = threading.Lock()
         self._offered: EyeView | None = None
@@ -235,11 +233,8 @@ class CameraEye:
         self._shown_key: tuple[Any, ...] | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.looks = 0
-        self.made = 0
         self.problem: str | None = None
         self._said: str | None = None
-        self.made_on: list[str] = []  # the threads the last pictures were made on
 
     # -- the loop's side -----------------------------------------------------------------------
 
@@ -263,7 +258,6 @@ class CameraEye:
         last look and differs from the last picture. True when it made one."""
         with self._lock:
             view = self._offered
-        self.looks += 1
         if view is None:
             return False
         key = settled_key(view)
@@ -286,14 +280,11 @@ class CameraEye:
             return False
         self.problem = None
         self._shown_key = key
-        self.made += 1
-        self.made_on.append(threading.current_thread().name)
-        del self.made_on[:-8]
         with self._lock:
             version = (self._picture.version if self._picture is not None else 0) + 1
             text = json.dumps({**data, "version": version}, ensure_ascii=False,
                               separators=(",", ":"))
-            self._picture = EyePicture(version, jpeg, text, self.clock())
+            self._picture = EyePicture(version, jpeg, text)
         return True
 
     def start(self) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from firmware.web.camera_eye import EyeView, Outline, marks
+from firmware.web.camera_eye import EyeView, Outline, marks, point_inside
 from vision.live.zones import centroid
 
 __all__ = ["draw_eye", "PHONE_WIDTH", "QUALITY", "READ", "UNREAD", "EXPECTED", "ZONE"]
@@ -169,7 +169,7 @@ def _outer_edge(polygon: Sequence[Sequence[float]], width: int, height: int, sca
                 ) -> tuple[float, float]:
     """Where a zone's name goes: inside it, at the middle of its side nearest the frame's
     edge (where its player sits), so it stays clear of the cards in the zone's middle."""
-    clipped = [(min(max(p[0], 0.0), width), min(max(p[1], 0.0), height)) for p in polygon]
+    clipped = _clipped(polygon, width, height)
     cx, cy = centroid(clipped)
     dx, dy = (cx - width / 2) / width, (cy - height / 2) / height
     xs, ys = [p[0] for p in clipped], [p[1] for p in clipped]
@@ -185,6 +185,12 @@ def _outer_edge(polygon: Sequence[Sequence[float]], width: int, height: int, sca
     return (edge + 6 if dx < 0 else edge - 5 * line, y)
 
 
+def _clipped(polygon: Sequence[Sequence[float]], width: int, height: int
+             ) -> list[tuple[float, float]]:
+    """``polygon``'s points moved inside the picture (a zone may reach past the frame)."""
+    return [(min(max(p[0], 0.0), width), min(max(p[1], 0.0), height)) for p in polygon]
+
+
 def _card_height(outlines: Sequence[Outline], frame_h: int) -> float:
     """The cards' height in frame pixels (their median), or a fifth of the frame's height."""
     heights = [max(math.dist(o[k], o[(k + 1) % len(o)]) for k in range(len(o)))
@@ -196,7 +202,7 @@ def _placeholder(polygon: Sequence[Sequence[float]], card_h: float, width: int, 
                  lying: Sequence[Sequence[Sequence[float]]]) -> list[list[float]]:
     """A card-sized upright box in the zone, clear of the cards ``lying`` there: at the zone's
     centre, else beside or above or below it, else at the centre after all."""
-    clipped = [(min(max(p[0], 0.0), width), min(max(p[1], 0.0), height)) for p in polygon]
+    clipped = _clipped(polygon, width, height)
     mx, my = centroid(clipped)
     h = card_h
     w = h / _CARD_RATIO
@@ -209,7 +215,7 @@ def _placeholder(polygon: Sequence[Sequence[float]], card_h: float, width: int, 
         return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
     def free(b: tuple[float, float, float, float]) -> bool:
-        inside = _point_in(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), clipped)
+        inside = point_inside(((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), clipped)
         return inside and not any(b[0] < t[2] and t[0] < b[2] and b[1] < t[3] and t[1] < b[3]
                                   for t in taken)
 
@@ -219,13 +225,4 @@ def _placeholder(polygon: Sequence[Sequence[float]], card_h: float, width: int, 
                   box(mx, my))
     x0, y0, x1, y1 = (round(v, 1) for v in chosen)
     return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
-
-
-def _point_in(point: tuple[float, float], polygon: Sequence[Sequence[float]]) -> bool:
-    x, y = point
-    inside = False
-    for (x0, y0), (x1, y1) in zip(polygon, [*polygon[1:], polygon[0]], strict=True):
-        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
-            inside = not inside
-    return inside
 

@@ -25,7 +25,7 @@ from engine.game import Game
 from engine.records import Side
 from engine.rules import Rules
 from firmware.table.flow import misdeal_allowed, open_match_words
-from firmware.table.words import next_words, pegged_words
+from firmware.table.words import REASON_NAMES, next_words, pegged_words, reason_names
 
 if TYPE_CHECKING:  # a type only: the club, which shows sides as the page does, needs no OpenCV
     from vision.live.focus_watch import FocusState
@@ -33,12 +33,8 @@ if TYPE_CHECKING:  # a type only: the club, which shows sides as the page does, 
 __all__ = ["TableView", "BoardLimits", "table_snapshot", "revision", "hex_colour",
            "side_json", "match_standing", "SCORE_NAMES"]
 
-#: How the page names each reason a score was pegged.
-SCORE_NAMES = {
-    "hand": "hand", "crib": "crib", "his_heels": "his heels", "fifteen": "fifteen",
-    "pair": "pair", "run": "run", "go": "go", "last_card": "last card", "thirty_one": "31",
-    "claim": "claim", "muggins": "muggins", "adjust": "adjusted", "dealer_bonus": "dealer bonus",
-}
+#: How the page names each reason a score was pegged: the table's names.
+SCORE_NAMES = REASON_NAMES
 
 
 class _Store(Protocol):
@@ -223,8 +219,7 @@ def _scores(game: Game, events: Sequence[Mapping[str, Any]]) -> list[dict[str, A
             "player": pegged.player,
             "points": pegged.points,
             "reason": pegged.reason,
-            "what": " and ".join(SCORE_NAMES.get(r, r.replace("_", " "))
-                                 for r in pegged.reason.split("+")),
+            "what": reason_names(pegged.reason),
             "words": pegged_words(pegged, game),
             "kind": kind,
             "deal": deals.get(pegged.event, 0),

@@ -152,11 +152,20 @@ def blur_sigma(width: float) -> float:
 def noise(image: np.ndarray, *, block: int = 8, brighter_than: float = -1.0) -> float:
     """Grey-level noise: the median spread of the flat blocks (see the module's
     docstring), among blocks whose mean is above ``brighter_than``; NaN with none."""
-    g = _grey(image)
+    return _block_noise(_block_spreads(_grey(image), block), brighter_than)
+
+
+_Blocks = tuple[np.ndarray, np.ndarray, np.ndarray, int] | None
+
+
+def _block_spreads(g: np.ndarray, block: int) -> _Blocks:
+    """Each ``block``-square tile of the luma ``g``: its spread once a plane is taken off,
+    its mean, whether it says anything of the noise, and the block's side (None where the
+    image holds no whole block)."""
     h, w = g.shape
     nby, nbx = h // block, w // block
     if nby == 0 or nbx == 0:
-        return math.nan
+        return None
     tiles = g[: nby * block, : nbx * block].reshape(nby, block, nbx, block)
     blocks = tiles.transpose(0, 2, 1, 3).reshape(-1, block * block)
     yy, xx = np.mgrid[0:block, 0:block].astype(np.float32)
@@ -164,12 +173,18 @@ def noise(image: np.ndarray, *, block: int = 8, brighter_than: float = -1.0) -> 
     coef, *_ = np.linalg.lstsq(design, blocks.T, rcond=None)
     resid = blocks - (design @ coef).T
     spread = resid.std(axis=1)
-    means = blocks.mean(axis=1)
-    # Blocks that clip say nothing of the noise; nor do those outside the brightness asked.
-    # A constant block is a fill or a block an encoder flattened: it says nothing of the
-    # sensor's noise.
-    usable = (means > max(8.0, brighter_than)) & (blocks.max(axis=1) < 250) \
-        & (blocks.min(axis=1) > 5) & (spread > 0.01)
+    # Blocks that clip say nothing of the noise. A constant block is a fill or a block an
+    # encoder flattened: it says nothing of the sensor's noise.
+    usable = (blocks.max(axis=1) < 250) & (blocks.min(axis=1) > 5) & (spread > 0.01)
+    return spread, blocks.mean(axis=1), usable, block
+
+
+def _block_noise(tiles: _Blocks, brighter_than: float) -> float:
+    """``noise`` from ``_block_spreads``, among the blocks brighter than ``brighter_than``."""
+    if tiles is None:
+        return math.nan
+    spread, means, usable, block = tiles
+    usable = usable & (means > max(8.0, brighter_than))
     if usable.sum() < 4:
         return math.nan
     spread = spread[usable]
@@ -233,7 +248,8 @@ def frame_stats(image: np.ndarray, *, indices: Sequence[np.ndarray] = ()) -> Fra
     """Every measurement of one frame; ``indices`` are its corner indices' quads, where
     known (``index_contrast``)."""
     width, count = edge_width(image)
-    return FrameStats(edge_width=width, edges=count, noise=noise(image),
-                      paper_noise=noise(image, brighter_than=160.0),
+    tiles = _block_spreads(_grey(image), 8)  # both noises from one fit of the blocks
+    return FrameStats(edge_width=width, edges=count, noise=_block_noise(tiles, -1.0),
+                      paper_noise=_block_noise(tiles, 160.0),
                       chroma_width=chroma_width(image)[0], blockiness=blockiness(image),
                       index_contrast=index_contrast(image, indices))

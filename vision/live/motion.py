@@ -331,7 +331,9 @@ class StreamReader:
         watch = frame.watch if frame.watch is not None else watch_image(image, self.watch_size)
         meter = self.focus
         if meter is not None:
-            meter.frame(self._focus_view(image, meter), card_px=self.card_px)
+            # Where to measure is worked out only on the frames the meter measures.
+            meter.frame(self._focus_view(image, meter) if meter.due else image,
+                        card_px=self.card_px)
         regions = self.watcher.update(watch)
         self._read_again(image, regions)
         for region in regions:
@@ -358,8 +360,7 @@ class StreamReader:
     def _read(self, image: Image, region: Region) -> None:
         core, box = self._boxes(region)
         found = self._look(image, core, box)
-        ox, oy = self.offset
-        core_on_table = (core[0] - ox, core[1] - oy, core[2] - ox, core[3] - oy)
+        core_on_table = self._on_table(core)
         reading = self._reading
         if region.whole and self.learn_art:
             known = set(self.on_table()) if self.on_table is not None else set()
@@ -445,9 +446,14 @@ class StreamReader:
                  for seen in self.recognise(crop, card_px=self.card_px)]
         self.reads += 1
         self.pixels_read += (x1 - x0) * (y1 - y0)
-        core_on_table = (core[0] - ox, core[1] - oy, core[2] - ox, core[3] - oy)
+        core_on_table = self._on_table(core)
         return [seen for seen in found if _inside(centroid(seen.corners), core_on_table)
                 and self._physical(seen)]
+
+    def _on_table(self, box: Box) -> tuple[float, float, float, float]:
+        """A box in frame pixels, in the settled table's pixels (the view's shift taken off)."""
+        ox, oy = self.offset
+        return (box[0] - ox, box[1] - oy, box[2] - ox, box[3] - oy)
 
     def _boxes(self, region: Region) -> tuple[Box, Box]:
         """The changed region in frame pixels grown by a quarter card (the cards it changed:

@@ -135,8 +135,9 @@ class _Track:
     readings: deque[Card | None] = field(default_factory=deque)
     reported: Card | None = None  # the card announced for this track, if any
     zone: str | None = None
-    # Each card's latest reading here: (confidence, the recogniser's runners-up).
-    heard: dict[Card, tuple[float, Ranked]] = field(default_factory=dict)
+    # Each card's latest reading here (its confidence and runners-up are read off it only
+    # when the card is reported: the device's reader repeats a reading every frame).
+    heard: dict[Card, Seen] = field(default_factory=dict)
 
 
 class CardTracker:
@@ -247,8 +248,7 @@ class CardTracker:
         track.frames += 1
         track.readings.append(seen.card)
         if seen.card is not None:
-            # A detection without runners-up (another recogniser, a test's) has none to offer.
-            track.heard[seen.card] = (seen.confidence, tuple(getattr(seen, "alternatives", ())))
+            track.heard[seen.card] = seen
         while len(track.readings) > self.settings.votes:
             track.readings.popleft()
         if self.zones is not None:
@@ -273,9 +273,8 @@ class CardTracker:
                     events.append(CardRemoved(track.reported, track.zone, at))
                 events += self._claim(track, card, at)
                 track.reported = card
-                confidence, alternatives = track.heard.get(card, (1.0, ()))
-                events.append(CardAppeared(card, track.zone, track.corners, at, confidence,
-                                           alternatives))
+                events.append(CardAppeared(card, track.zone, track.corners, at,
+                                           *_ranking(track.heard.get(card))))
         return events
 
     def _claim(self, track: _Track, card: Card, at: float) -> list[TableEvent]:
@@ -338,3 +337,12 @@ def _replaced(track: _Track, card: Card | None, previous: float | None) -> bool:
     the track's card has left (it was missing from the previous frame)."""
     return (card is not None and track.reported is not None and card != track.reported
             and previous is not None and track.last_seen < previous)
+
+
+def _ranking(seen: Seen | None) -> tuple[float, Ranked]:
+    """A reported card's confidence and runners-up, from its latest reading (1.0 and none
+    where there is none); a detection without runners-up (another recogniser, a test's) has
+    none to offer."""
+    if seen is None:
+        return 1.0, ()
+    return seen.confidence, tuple(getattr(seen, "alternatives", ()))

@@ -302,10 +302,9 @@ def _whole_cards(image: np.ndarray, *, model_path: str, deck: ScoreAdjuster | No
     start = 0
     for (_, ids, orients), n in zip(parts, sizes, strict=True):
         if n:
-            card, conf, _, k = read_card(scores.rank[start:start + n],
-                                         scores.suit[start:start + n], ids)
+            rank, suit = scores.rank[start:start + n], scores.suit[start:start + n]
+            card, conf, _, k = read_card(rank, suit, ids)
             if card is not None:
-                rank, suit = scores.rank[start:start + n], scores.suit[start:start + n]
                 cards, probability, _ = PatchScores(rank, suit).best()
                 best = max(range(n), key=lambda i: (cards[i] == card, float(probability[i])))
                 out.append((card, conf, orients[k], ranked_cards(rank[best], suit[best])))

@@ -167,12 +167,18 @@ class FocusMeter:
 
     def frame(self, image: np.ndarray, *, card_px: float | None = None) -> float:
         """One whole camera frame, whose cards are ``card_px`` tall where known: measured
-        once every ``every`` frames."""
-        if self._frames % self.every == 0:
+        once every ``every`` frames (``due``)."""
+        if self.due:
             self._sigma = blur_sigma(image, card_px=card_px)
             self._measurements += 1
         self._frames += 1
         return self._sigma
+
+    @property
+    def due(self) -> bool:
+        """Whether the next whole frame handed to ``frame`` is measured: a caller that picks
+        where in the frame to measure need pick only then."""
+        return self._frames % self.every == 0
 
     @property
     def frames(self) -> int:
