@@ -23,7 +23,7 @@ from engine.events import Crib, Deal, Discard, Event, NewGame, Play, Show, Start
 from engine.fold import Step, fold_steps
 from engine.show import score_show
 
-__all__ = ["PlayerDeal", "DealReview", "review_log", "PLAY_REASONS"]
+__all__ = ["PlayerDeal", "DealReview", "review_log", "review_steps", "PLAY_REASONS"]
 
 #: What the play pegs (``engine.pegging`` reasons); muggins claims join several with "+".
 PLAY_REASONS = frozenset({"fifteen", "thirty_one", "pair", "pair_royal", "double_pair_royal",
@@ -182,10 +182,16 @@ class _Deal:
 
 def review_log(lines: Iterable[str | Mapping[str, Any] | Event]) -> tuple[DealReview, ...]:
     """Reviews every deal of a match's event log, in order; a bad log raises ``LogError``."""
+    return review_steps(fold_steps(lines))  # a misread card as it was put right
+
+
+def review_steps(steps: Iterable[Step]) -> tuple[DealReview, ...]:
+    """``review_log`` of a replay already running (``fold_steps``), so that a caller that
+    also wants the games' outcomes replays the match once."""
     deals: list[DealReview] = []
     current: _Deal | None = None
     numbers = 0
-    for step in fold_steps(lines):  # a misread card as it was put right
+    for step in steps:
         event, game = step.event, step.fold
         if isinstance(event, NewGame | Deal) and current is not None:
             deals.append(current.close())

@@ -13,17 +13,17 @@ is ``lost_to_best``, the expected points a throw gave away where it is known).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
 from engine.cards import Card
 from engine.events import Event, NewGame
-from engine.fold import fold_steps
+from engine.fold import Step, fold_steps
 from engine.game import Game
 from engine.records import Side
-from engine.review import DealReview, review_log
+from engine.review import DealReview, review_steps
 
 __all__ = ["HAND_DISTRIBUTION", "GameOutcome", "MatchLog", "PlayerStats", "Stats",
            "match_outcomes", "compute_stats", "score_races"]
@@ -122,6 +122,15 @@ def match_outcomes(lines: Iterable[Line]) -> tuple[GameOutcome, ...]:
     return tuple(_outcome(step.fold, step.game) for step in fold_steps(lines) if step.ended)
 
 
+def _outcomes_noted(steps: Iterable[Step], outcomes: list[GameOutcome]) -> Iterator[Step]:
+    """``steps`` passed on, each game's outcome noted in ``outcomes`` as it ends: the deal
+    review and the results come from one replay of the match."""
+    for step in steps:
+        if step.ended:
+            outcomes.append(_outcome(step.fold, step.game))
+        yield step
+
+
 def _outcome(game: Game, number: int) -> GameOutcome:
     """The game just finished; the winner's result is None, as it lost nothing."""
     winner = game.winner
@@ -142,14 +151,15 @@ def compute_stats(matches: Iterable[MatchLog], *, player: str | None = None) -> 
         return table.setdefault(name, PlayerStats(name))
 
     for match in matches:
-        lines = list(match.lines)
-        for outcome in match_outcomes(lines):
+        outcomes: list[GameOutcome] = []
+        deals = review_steps(_outcomes_noted(fold_steps(match.lines), outcomes))
+        for outcome in outcomes:
             if match.counts(outcome.game):
                 _count_game(outcome, of, meetings)
                 seated = {p for side in outcome.sides for p in side.players}
                 for person in seated:
                     tables.setdefault(person, set()).update(seated)
-        for deal in review_log(lines):
+        for deal in deals:
             if match.counts(deal.game):
                 _count_deal(deal, of)
     keep = set(table) if player is None else {player} | tables.get(player, set())

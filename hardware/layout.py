@@ -31,10 +31,48 @@ __all__ = [
     "shared_track",
     "serpentine",
     "LAYOUT_KINDS",
+    "DEFAULT_ROW_LENGTH",
+    "Streets",
 ]
 
 #: Holes per track on a 121 board: the start hole plus holes 1..121.
 HOLES_121 = 122
+#: Scoring holes per street of a board laid out like a wooden one (4 streets of 30 on a 121).
+DEFAULT_ROW_LENGTH = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Streets:
+    """How a board's scoring holes 1..``holes - 2`` run in streets of ``row_length``: right,
+    left, right, left, as on a wooden board. The serpentine strip, the simulator's picture
+    and the drilling template all place holes by this one rule."""
+
+    holes: int
+    row_length: int = DEFAULT_ROW_LENGTH
+
+    @property
+    def count(self) -> int:
+        """How many streets the scoring holes fill."""
+        return -(-(self.holes - 2) // self.row_length)
+
+    def street_of(self, hole: int) -> int:
+        """The street a scoring hole is in (0 at the top)."""
+        return (hole - 1) // self.row_length
+
+    @staticmethod
+    def rightward(street: int) -> bool:
+        """Whether pegging runs left to right along ``street``."""
+        return street % 2 == 0
+
+    def column_of(self, hole: int) -> int:
+        """A scoring hole's column from the board's left, 0 to ``row_length - 1``."""
+        k = (hole - 1) % self.row_length
+        return k if self.rightward(self.street_of(hole)) else self.row_length - 1 - k
+
+    def holes_of(self, street: int) -> range:
+        """The scoring holes of ``street``, in pegging order."""
+        first = 1 + street * self.row_length
+        return range(first, min(first + self.row_length, self.holes - 1))
 
 
 class LayoutError(ValueError):
@@ -113,6 +151,17 @@ class Layout:
     def game_hole(self) -> int:
         """The last hole of every track."""
         return self.holes - 1
+
+    @property
+    def row_length(self) -> int:
+        """Scoring holes per street where the board is laid out in streets (a serpentine's
+        own; the wooden board's 30 for the others, which the strip does not care about)."""
+        return int(self.options.get("row_length", DEFAULT_ROW_LENGTH))
+
+    @property
+    def streets(self) -> Streets:
+        """How the scoring holes run in streets on the board (``Streets``)."""
+        return Streets(self.holes, self.row_length)
 
     def led(self, track: int, hole: int) -> int:
         """Returns the LED under ``hole`` of ``track``."""
@@ -270,7 +319,7 @@ def serpentine(
     tracks: int = 2,
     *,
     holes: int = HOLES_121,
-    row_length: int = 30,
+    row_length: int = DEFAULT_ROW_LENGTH,
     n_leds: int | None = None,
     first_led: int = 0,
 ) -> Layout:
@@ -289,19 +338,17 @@ def serpentine(
     scoring = holes - 2
     if scoring < 1:
         raise LayoutError(f"layout 'serpentine': holes must be at least 3, got {holes}")
-    streets = -(-scoring // row_length)
+    streets = Streets(holes, row_length)
     index = np.empty((tracks, holes), dtype=np.intp)
     led = first_led
     for t in range(tracks):
         index[t, 0] = led
         led += 1
     strip_forward = True
-    for street in range(streets):
-        first_hole = 1 + street * row_length
-        street_holes = list(range(first_hole, min(first_hole + row_length, holes - 1)))
+    for street in range(streets.count):
+        street_holes = list(streets.holes_of(street))
         # Columns: the hole's position from the left of the board.
-        scoring_forward = street % 2 == 0
-        columns = street_holes if scoring_forward else street_holes[::-1]
+        columns = street_holes if streets.rightward(street) else street_holes[::-1]
         for t in range(tracks):
             row = columns if strip_forward else columns[::-1]
             for hole in row:
@@ -314,7 +361,7 @@ def serpentine(
     options: dict[str, Any] = {"tracks": tracks}
     if holes != HOLES_121:
         options["holes"] = holes
-    if row_length != 30:
+    if row_length != DEFAULT_ROW_LENGTH:
         options["row_length"] = row_length
     if n_leds is not None:
         options["n_leds"] = n_leds

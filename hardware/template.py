@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from hardware.layout import Layout
+from hardware.layout import Layout, Streets
 
 __all__ = ["Template", "Hole", "Piece", "make_template", "STRIP_PITCH_MM", "LEDS_PER_METRE"]
 
@@ -59,6 +59,7 @@ class Template:
     """Where every hole goes, the strip's pieces, and the board's size (mm)."""
 
     layout: Layout
+    streets: Streets
     pitch_mm: float
     track_pitch_mm: float
     hole_mm: float
@@ -73,16 +74,18 @@ class Template:
 
 
 def make_template(layout: Layout, *, pitch_mm: float = STRIP_PITCH_MM,
-                  hole_mm: float = 5.0, row_length: int = 30) -> Template:
-    """Lays out ``layout``'s holes in streets of ``row_length`` at the strip's ``pitch_mm``."""
+                  hole_mm: float = 5.0, row_length: int | None = None) -> Template:
+    """Lays out ``layout``'s holes in streets of ``row_length`` (the layout's own by default)
+    at the strip's ``pitch_mm``."""
     if not 3.0 <= pitch_mm <= 100.0:
         raise ValueError(f"pitch {pitch_mm!r} mm is not an LED strip's (3-100 mm)")
     if not 1.0 <= hole_mm < pitch_mm:
         raise ValueError(f"hole {hole_mm!r} mm must be at least 1 mm and under the "
                          f"pitch {pitch_mm:.2f} mm")
     tracks = layout.tracks
-    scoring = layout.holes - 2
-    streets = -(-scoring // row_length)
+    rule = Streets(layout.holes, row_length or layout.row_length)
+    row_length = rule.row_length
+    streets = rule.count
     track_pitch = pitch_mm
     street_gap = 2 * pitch_mm
     street_height = (tracks - 1) * track_pitch + street_gap
@@ -93,15 +96,14 @@ def make_template(layout: Layout, *, pitch_mm: float = STRIP_PITCH_MM,
             return 0
         if hole == layout.game_hole:
             return row_length + 1 if last_street_rightward else 0
-        street, k = divmod(hole - 1, row_length)
-        return 1 + k if street % 2 == 0 else row_length - k
+        return 1 + rule.column_of(hole)
 
     def street_of(hole: int) -> int:
         if hole == 0:
             return 0
         if hole == layout.game_hole:
             return streets - 1
-        return (hole - 1) // row_length
+        return rule.street_of(hole)
 
     columns = row_length + (2 if last_street_rightward else 1)
     holes = tuple(
@@ -111,7 +113,7 @@ def make_template(layout: Layout, *, pitch_mm: float = STRIP_PITCH_MM,
         for track in range(tracks) for hole in range(layout.holes))
     width = 2 * _MARGIN_MM + (columns - 1) * pitch_mm
     height = 2 * _MARGIN_MM + (streets - 1) * street_height + (tracks - 1) * track_pitch
-    return Template(layout, pitch_mm, track_pitch, hole_mm, holes,
+    return Template(layout, rule, pitch_mm, track_pitch, hole_mm, holes,
                     _pieces(holes, pitch_mm), width, height)
 
 
@@ -179,7 +181,9 @@ def _svg(t: Template) -> str:
     if layout.game_hole == 121:
         for line, word in ((61, "double skunk"), (91, "skunk")):
             ends = [h for h in t.holes if h.hole == line]
-            x = ends[0].x + (-half if (line - 1) // 30 % 2 == 0 else half)
+            # The line sits before the hole, on the side pegging comes from.
+            rightward = t.streets.rightward(t.streets.street_of(line))
+            x = ends[0].x + (-half if rightward else half)
             y0, y1 = min(h.y for h in ends) - 5, max(h.y for h in ends) + 5
             out.append(f'<line x1="{x:.2f}" y1="{y0:.2f}" x2="{x:.2f}" y2="{y1:.2f}" '
                        'stroke="#000" stroke-width="0.6"/>')

@@ -212,6 +212,8 @@ def test_template_follows_the_config_and_the_pitch(
     (["board", "--template", "game.jsonl", "-o", "t.svg"], "give no event log"),
     (["board", "-o", "b.png"], "name the game's event log"),
     (["board", "--template", "--pitch", "2", "-o", "t.svg"], "pitch 2.0 mm"),
+    # 0 is a pitch asked for, not "no pitch": refused, not the default quietly used.
+    (["board", "--template", "--pitch", "0", "-o", "t.svg"], "pitch 0.0 mm"),
 ])
 def test_template_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                monkeypatch: pytest.MonkeyPatch, argv: list[str],

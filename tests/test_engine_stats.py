@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from test_engine_review import ANN_THREW, DEAL
 
 from engine.events import NewGame
@@ -131,3 +132,24 @@ def test_the_shared_fold_numbers_the_games_and_marks_each_end() -> None:
 def test_the_all_hands_distribution_is_every_show() -> None:
     assert sum(HAND_DISTRIBUTION.values()) == 12_994_800
     assert [s for s, n in HAND_DISTRIBUTION.items() if n == 0] == [19, 25, 26, 27]
+
+
+def test_each_match_is_replayed_once_for_its_outcomes_and_its_deals(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.stats
+
+    folds: list[int] = []
+
+    def counted(lines):  # type: ignore[no-untyped-def]
+        folds.append(1)
+        return fold_steps(lines)
+
+    monkeypatch.setattr(engine.stats, "fold_steps", counted)
+    logs = [MatchLog((GAMES / f"{n}.jsonl").read_text().splitlines()) for n in NAMES[:2]]
+    stats = compute_stats(logs)
+    assert len(folds) == 2
+    # The same figures as outcomes and review taken from two replays.
+    assert sum(p.games for p in stats.players) == sum(
+        len(s.players) for log in logs for o in match_outcomes(log.lines) for s in o.sides)
+    assert sum(p.deals for p in stats.players) == sum(
+        len(d.players) for log in logs for d in review_log(log.lines) if d.starter is not None)

@@ -3,6 +3,7 @@ hand-over, and ``/api/eye`` behind the PIN. Frames come from the drawn table."""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -447,7 +448,8 @@ def test_a_board_without_a_camera_says_so_and_strangers_are_refused(drawn: Table
     hub.close()
 
 
-def test_doctor_camera_links_the_view(tmp_path: Path, drawn: Table,
+@pytest.mark.parametrize("as_json", [False, True])
+def test_doctor_camera_links_the_view(tmp_path: Path, drawn: Table, as_json: bool,
                                       capsys: pytest.CaptureFixture[str]) -> None:
     from firmware.commands.cli import main
 
@@ -458,7 +460,10 @@ def test_doctor_camera_links_the_view(tmp_path: Path, drawn: Table,
     config.write_text(f'[store]\npath = "{tmp_path / "e.db"}"\n\n[camera]\nsource = "replay"\n'
                       f'path = "{folder}"\nsize = [1280, 720]\n\n'
                       f'[web]\nhost = "192.168.1.20"\nport = 8099\n')
-    assert main(["doctor", "--config", str(config), "--camera"]) == 0
+    assert main(["doctor", "--config", str(config), "--camera", *(["--json"] * as_json)]) == 0
     out = capsys.readouterr().out
-    assert "camera: frame 1280x720" in out
-    assert "see what the camera sees, while the board runs: http://192.168.1.20:8099/eye" in out
+    # --json gathers what the check says: the view's link as well as the frame.
+    said = json.loads(out)["checks"][0]["said"] if as_json else out.splitlines()
+    assert any("camera: frame 1280x720" in line for line in said)
+    assert said[-1].endswith(
+        "see what the camera sees, while the board runs: http://192.168.1.20:8099/eye")

@@ -67,3 +67,28 @@ def test_impossible_sizes_are_refused() -> None:
         make_template(per_side_tracks(3), pitch_mm=1)
     with pytest.raises(ValueError, match="hole 20 mm"):
         make_template(per_side_tracks(3), hole_mm=20)
+
+
+def skunk_line_x(svg: str, word: str) -> float:
+    root = ET.fromstring(svg)
+    texts = [t for t in root.iter(f"{SVG}text") if t.text == word]
+    assert len(texts) == 1, word
+    return float(texts[0].get("x", 0))
+
+
+@pytest.mark.parametrize("row_length", [30, 20, 24])
+def test_skunk_lines_sit_just_before_their_hole_whatever_the_street_length(row_length: int
+                                                                           ) -> None:
+    # The line comes before hole 91 (61) on the side pegging arrives from: on a street
+    # running right that is its left; on one running left, its right.
+    template = make_template(serpentine(2, row_length=row_length))
+    svg = template.svg()
+    for line, word in ((61, "double skunk"), (91, "skunk")):
+        hole = next(h for h in template.holes if h.track == 0 and h.hole == line)
+        before = next(h for h in template.holes if h.track == 0 and h.hole == line - 1)
+        x = skunk_line_x(svg, word)
+        if before.y == hole.y:  # both in one street: the line lies between them
+            assert min(before.x, hole.x) < x < max(before.x, hole.x)
+        else:  # the hole starts a street: the line is on the street's entry side
+            rightward = (line - 1) // row_length % 2 == 0
+            assert (x < hole.x) == rightward

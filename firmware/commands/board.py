@@ -162,8 +162,8 @@ def run_template(args: argparse.Namespace) -> int:
     document = read_document(args.config)
     layout = chosen_layout(args.layout, document, BoardConfig.from_config(document).layout)
     try:
-        template = make_template(layout, pitch_mm=args.pitch or STRIP_PITCH_MM,
-                                 row_length=int(layout.options.get("row_length", 30)))
+        pitch = STRIP_PITCH_MM if args.pitch is None else args.pitch
+        template = make_template(layout, pitch_mm=pitch)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     replace_file(args.output, template.svg().encode())

@@ -170,5 +170,5 @@ def _camera(config: Any, args: argparse.Namespace, say: Say) -> bool:
         source.close()
     from firmware.commands.calibrate import view_line  # the phone page's view of the camera
 
-    _say(view_line(config) or "the phone page is off ([web] enabled = false): no camera view")
+    say(view_line(config) or "the phone page is off ([web] enabled = false): no camera view")
     return size is not None

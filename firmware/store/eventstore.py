@@ -332,6 +332,12 @@ class EventStore:
         return tuple(self._lines)
 
     @property
+    def line_count(self) -> int:
+        """How many live events the current match holds (``len(lines)`` without the copy:
+        the loop asks every frame)."""
+        return len(self._lines)
+
+    @property
     def last_id(self) -> int:
         """The id of the last row written (0 in an empty store)."""
         return self._last_id

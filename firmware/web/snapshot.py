@@ -42,12 +42,12 @@ class _Store(Protocol):
     def last_id(self) -> int: ...
 
     @property
-    def lines(self) -> tuple[str, ...]: ...
+    def line_count(self) -> int: ...
 
 
 def revision(store: _Store) -> str:
     """The store's state as a short token: ``"<last row id>.<events in the match>"``."""
-    return f"{store.last_id}.{len(store.lines)}"
+    return f"{store.last_id}.{store.line_count}"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from hardware.layout import Layout
+from hardware.layout import Layout, Streets
 from hardware.palette import Palette, to_display, to_linear
 from hardware.render import occupants
 from hardware.state import BoardState
@@ -66,14 +66,18 @@ class BoardGeometry:
     row_length: int
 
     @property
+    def rule(self) -> Streets:
+        return Streets(self.layout.holes, self.row_length)
+
+    @property
     def streets(self) -> int:
-        return -(-(self.layout.holes - 2) // self.row_length)
+        return self.rule.count
 
     def street_of(self, hole: int) -> int:
-        return (hole - 1) // self.row_length
+        return self.rule.street_of(hole)
 
     def rightward(self, street: int) -> bool:
-        return street % 2 == 0
+        return Streets.rightward(street)
 
     def column_x(self, column: int) -> float:
         return _LEFT + column * _PITCH + (column // 5) * _GROUP_GAP
@@ -82,8 +86,7 @@ class BoardGeometry:
         return _TOP + street * (self.layout.tracks * _PITCH + _STREET_GAP) + track * _PITCH
 
     def column_of(self, hole: int) -> int:
-        k = (hole - 1) % self.row_length
-        return k if self.rightward(self.street_of(hole)) else self.row_length - 1 - k
+        return self.rule.column_of(hole)
 
     def end_x(self, at_right: bool) -> float:
         if at_right:
@@ -124,9 +127,7 @@ class SimulatorStrip:
         row_length: int | None = None,
     ) -> None:
         self.layout = layout
-        self.geometry = BoardGeometry(
-            layout, row_length or int(layout.options.get("row_length", 30))
-        )
+        self.geometry = BoardGeometry(layout, row_length or layout.row_length)
         self._frame: npt.NDArray[np.uint8] = np.zeros((layout.n_leds, 3), dtype=np.uint8)
         self._png = Path(png) if png is not None else None
         self._terminal = terminal
@@ -231,8 +232,7 @@ class SimulatorStrip:
             y1 = geo.row_y(street, tracks - 1) + half + 2
             cv2.rectangle(img, pt((x0, y0)), pt((x1, y1)), _GROOVE, 1, cv2.LINE_AA)
             # Hole numbers every 5, in the gap above the street.
-            first = 1 + street * geo.row_length
-            for hole in range(first, min(first + geo.row_length, layout.game_hole)):
+            for hole in geo.rule.holes_of(street):
                 if hole % 5 == 0:
                     text(str(hole), (geo.column_x(geo.column_of(hole)), y0 - 8), 0.34, _FAINT_INK)
             if street + 1 < geo.streets:
@@ -270,8 +270,8 @@ class SimulatorStrip:
 
         # LED index at each row's ends, for checking the wiring.
         for street in range(geo.streets if led_numbers else 0):
-            first = 1 + street * geo.row_length
-            last = min(first + geo.row_length, layout.game_hole) - 1
+            street_holes = geo.rule.holes_of(street)
+            first, last = street_holes[0], street_holes[-1]
             left_hole, right_hole = (first, last) if geo.rightward(street) else (last, first)
             for t in range(tracks):
                 yy = geo.row_y(street, t)
@@ -445,8 +445,7 @@ class SimulatorStrip:
 
         lines = []
         for street in range(geo.streets):
-            first = 1 + street * geo.row_length
-            holes = list(range(first, min(first + geo.row_length, layout.game_hole)))
+            holes = list(geo.rule.holes_of(street))
             arrow = "→" if geo.rightward(street) else "←"
             for t in range(layout.tracks):
                 by_column = {geo.column_of(h): h for h in holes}
