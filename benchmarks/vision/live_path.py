@@ -59,7 +59,7 @@ def laid(args: argparse.Namespace) -> dict[str, Any]:
         for key, value in report.items():
             print(f"{key}: {value}")
         print("targets: still <= 2 ms a frame, a changed region <= 30 ms (here); "
-              "laid to LED <= 300 ms on a Pi 4 (estimate: network work x5, the rest x3.5)")
+              "laid to LED <= 200 ms on a Pi 4 (estimate: network work x5, the rest x3.5)")
     return report
 
 

@@ -13,13 +13,10 @@ Geometries (``benchmarks/vision/accuracy.py --geometry``):
 - ``fit:WxH``: each photo fitted whole into a WxH frame (``firmware.demo.photo_table
   .fit_frame``, what ``live_path.py photos`` plays to the loop), read the same way.
 
-Scale comes from the labels, never from the recogniser: a Roboflow photo's cards are
-``CARD_PER_INDEX_BOX`` times the median long side of its labelled corner boxes, and the EPFL
-set (no boxes) has one measured card height. Roboflow's webcam photos (``WIN_``) were
-stretched to 640x640 from 16:9 and are widened back first in the scaled geometries; its phone
-photos (``IMG_``) are read as stored, their shape unknown. ``device`` frames are not
-``fit_frame``'s: that one scales a photo to the frame, this one to the cards' labelled
-height, so only the border fill is alike.
+Scale comes from the labels (``vision.measure.photo_scale``), never from the recogniser;
+Roboflow's webcam photos are widened back to 16:9 first in the scaled geometries.
+``device`` frames are not ``fit_frame``'s: that one scales a photo to the frame, this one to
+the cards' labelled height, so only the border fill is alike.
 
 ``camera`` (``--camera``) puts each frame through what a small camera does to it, with
 ``vision.drawn.camera_model``'s effects: lens blur (0.5-0.9 px), sensor noise (2-4 grey
@@ -42,32 +39,31 @@ from firmware.demo.photo_table import centred_on_border, fit_frame
 from vision.drawn.camera_model import chroma_420, jpeg, lens_blur
 from vision.live.camera_check import INDEX_PER_CARD
 from vision.live.motion import WatchSettings
-from vision.measure.datasets import LabelledImage, Split, load_labels
+from vision.measure.datasets import Split, load_labels
 from vision.measure.evaluate import evaluate
+from vision.measure.photo_scale import (
+    CARD_PER_INDEX_BOX,
+    DEVICE_CARD_ROWS,
+    EPFL_3000_CARD_HEIGHT,
+    STREAM,
+    card_height,
+    widened,
+)
 from vision.recognise.detection import CameraRecogniser, recognise
 from vision.recognise.frames import frame_size
 from vision.recognise.imagefile import read_image
 
 __all__ = ["EPFL", "EPFL_3000", "ROBOFLOW", "PHOTO_DATASETS", "STREAM", "PhotoGeometry",
            "Frame", "card_height", "widened", "camera", "device_frame", "target_heights",
-           "photo_frames", "score", "measure", "curve", "frame_speed", "CARD_PX_CHOICES"]
+           "photo_frames", "score", "measure", "curve", "frame_speed", "CARD_PX_CHOICES",
+           "CARD_PER_INDEX_BOX", "EPFL_3000_CARD_HEIGHT", "DEVICE_CARD_ROWS"]
 
 EPFL = "epfl-iapr2022-poker"
 EPFL_3000 = "epfl-iapr2022-poker-3000"
 ROBOFLOW = "roboflow-cardcounterml"
 PHOTO_DATASETS = (EPFL, EPFL_3000, ROBOFLOW)
-# A card's height over its labelled corner box's longer side: 3.8-4.5 measured by eye on
-# Roboflow webcam photos (a 10C 165 px tall with a 43 px box, a JD 210 px with 47 px).
-CARD_PER_INDEX_BOX = 4.0
-# EPFL at 3000 px wide: cards measure 281 px tall (median of the 20 outlines of card
-# proportions that ``find_card_quads`` finds in the first six photos, 271-361).
-EPFL_3000_CARD_HEIGHT = 281.0
-STREAM = (1280, 720)
-# Cards 60-90 px tall per 720 rows: a 1 m table under the stream's 66 x 41 degree lens.
-DEVICE_CARD_ROWS = (60.0, 90.0)
 # The height curve reads cards taller than this share of 720 rows in a frame twice the size.
 CURVE_DOUBLE_ABOVE = 100.0
-WEBCAM_ASPECT = 16 / 9
 RED = frozenset("HD")
 CARD_PX_CHOICES = ("device", "frame", "label")
 
@@ -100,24 +96,6 @@ class Frame(NamedTuple):
     image: np.ndarray
     cards: frozenset[Card]
     card_px: float
-
-
-def card_height(item: LabelledImage, shape: tuple[int, ...], dataset: str) -> float:
-    """The photo's card height in its own pixels, from its labels (never from the recogniser)."""
-    if dataset.startswith("epfl"):
-        return EPFL_3000_CARD_HEIGHT * shape[1] / 3000.0
-    sides = [max(b[2] - b[0], b[3] - b[1]) for _, b in item.corner_boxes]
-    if not sides:
-        raise ValueError(f"{item.path.name}: no corner boxes to size its cards by")
-    return CARD_PER_INDEX_BOX * statistics.median(sides)
-
-
-def widened(image: np.ndarray, name: str) -> np.ndarray:
-    """A webcam photo stretched to a square, widened back to 16:9 (square pixels)."""
-    h, w = image.shape[:2]
-    if name.startswith("WIN_") and abs(w - h) < 2:
-        return cv2.resize(image, (int(round(h * WEBCAM_ASPECT)), h), interpolation=cv2.INTER_CUBIC)
-    return image
 
 
 def camera(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -18,7 +18,7 @@ photo of the set.
   then ``benchmarks/device/loop_latency.py``'s CardAppeared-to-LED time (the device's tracker
   reports a card on its first reading when it reads by regions).
   ``pi4`` repeats it with the work scaled as a Pi 4 would do it: the recogniser 5x,
-  the rest 3.5x (target <= 300 ms).
+  the rest 3.5x (target <= 200 ms).
 
 OpenCV runs on one thread, as the recogniser's networks do. ``cpu`` times the work by the
 thread's CPU time instead of the wall clock: on a machine shared with other work the wall

@@ -34,6 +34,7 @@ from engine.cards import Card
 from vision.measure.datasets import Split, datasets_root, load_labels
 from vision.recognise.classifier import EMBEDDING_OUTPUT, LOGITS_OUTPUT, MODEL_PATH, normalise
 from vision.training.augment import augment
+from vision.training.device_patches import harvest_device_boxes, harvest_device_sets
 from vision.training.drawn import harvest_scenes
 from vision.training.facedecks import FACE_FOLDER, NO_THEMES, load_face_decks
 from vision.training.harvest import card_labels, harvest_boxes, harvest_sets
@@ -159,6 +160,26 @@ def harvest_all(root: Path, args: argparse.Namespace, t0: float) -> tuple[Any, .
     return sx, sr, ss, hx, hr, hs, hg, ex, eo, esets
 
 
+def device_patches(root: Path, args: argparse.Namespace) -> tuple[Any, ...]:
+    """The dev photos at the device's geometry (``device_patches.py``), cached by count."""
+    part: Split = "fit" if args.fit_only else "dev"
+    cached = (args.cache / f"device{args.device_frames}x{args.device_epfl_frames}"
+                           f"{'-fit' if args.fit_only else ''}{_seeded(args)}.npz"
+              if args.cache else None)
+    if cached is not None and cached.is_file():
+        return load_cache(cached)[3:]
+    rb = "roboflow-cardcounterml"
+    hx, hr, hs, hg = harvest_device_boxes(load_labels(root / rb, split=part), rb,
+                                          frames=args.device_frames, seed=21 + args.seed)
+    epfl = "epfl-iapr2022-poker"
+    ex, eo, esets = harvest_device_sets(load_labels(root / epfl, split=part), epfl,
+                                        frames=args.device_epfl_frames, seed=22 + args.seed)
+    if cached is not None:
+        none = np.zeros(0, np.int64)
+        save_cache(cached, hx[:0], none, none, hx, hr, hs, hg, ex, eo, esets)
+    return hx, hr, hs, hg, ex, eo, esets
+
+
 def save_cache(path: Path, *arrays: Any) -> None:
     *plain, esets = arrays
     names = ("sx", "sr", "ss", "hx", "hr", "hs", "hg", "ex", "eo")
@@ -227,6 +248,11 @@ def main() -> None:
                     help="added to every seed, the harvests' and the trainings' alike: another "
                          "seed gives another network from other patches (the committed "
                          "three: 0, 2000 and 1000)")
+    ap.add_argument("--device-frames", type=int, default=8,
+                    help="device frames made of each Roboflow dev photo (device_patches.py); "
+                         "0 for none, the recipe before 2026-11-27")
+    ap.add_argument("--device-epfl-frames", type=int, default=24,
+                    help="device frames made of each EPFL dev photo (15 photos, ~11 cards each)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
     ap.add_argument("--fit-only", action="store_true",
@@ -237,6 +263,8 @@ def main() -> None:
         ap.error(f"--stretch is a share of the patches, 0 to 1, got {args.stretch}")
     if not 0.0 <= args.pip_beside <= 1.0:
         ap.error(f"--pip-beside is a share of the synthetic indices, 0 to 1, got {args.pip_beside}")
+    if args.device_frames < 0 or args.device_epfl_frames < 0:
+        ap.error("--device-frames and --device-epfl-frames count frames: 0 or more")
     if args.threads < 1:
         ap.error(f"--threads must be 1 or more, got {args.threads}")
     torch.set_num_threads(args.threads)
@@ -256,6 +284,16 @@ def main() -> None:
         if real is not None:
             real.parent.mkdir(parents=True, exist_ok=True)
             save_cache(real, sx, sr, ss, hx, hr, hs, hg, ex, eo, esets)
+    if args.device_frames or args.device_epfl_frames:
+        dhx, dhr, dhs, dhg, dex, deo, desets = device_patches(root, args)
+        print(f"device-geometry patches {len(dhx)}, index {int((dhr < 13).sum())}; "
+              f"epfl {len(dex)} ({time.time() - t0:.0f}s)", flush=True)
+        # Box ids and photo numbers go on from the photos' as taken.
+        dhg = np.where(dhg >= 0, dhg + int(hg.max(initial=-1)) + 1, -1)
+        hx, hr, hs = np.concatenate([hx, dhx]), np.concatenate([hr, dhr]), np.concatenate([hs, dhs])
+        hg = np.concatenate([hg, dhg])
+        ex, eo = np.concatenate([ex, dex]), np.concatenate([eo, deo + len(esets)])
+        esets = [*esets, *desets]
     drawn = args.cache / f"drawn{args.drawn}{_seeded(args)}.npz" if args.cache else None
     if drawn is not None and drawn.is_file():
         z = np.load(drawn)
