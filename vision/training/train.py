@@ -248,11 +248,13 @@ def main() -> None:
                     help="added to every seed, the harvests' and the trainings' alike: another "
                          "seed gives another network from other patches (the committed "
                          "three: 0, 2000 and 1000)")
-    ap.add_argument("--device-frames", type=int, default=8,
-                    help="device frames made of each Roboflow dev photo (device_patches.py); "
-                         "0 for none, the recipe before 2026-11-27")
-    ap.add_argument("--device-epfl-frames", type=int, default=24,
-                    help="device frames made of each EPFL dev photo (15 photos, ~11 cards each)")
+    ap.add_argument("--device-frames", type=int, default=0,
+                    help="device frames made of each Roboflow dev photo (device_patches.py; "
+                         "8 measured on 2026-11-27: no gain on val, README.md); 0 for none, "
+                         "the committed networks' recipe")
+    ap.add_argument("--device-epfl-frames", type=int, default=0,
+                    help="device frames made of each EPFL dev photo (15 photos, ~11 cards "
+                         "each; 24 measured with --device-frames 8)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
     ap.add_argument("--fit-only", action="store_true",
