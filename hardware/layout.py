@@ -158,11 +158,6 @@ class Layout:
         own; the wooden board's 30 for the others, which the strip does not care about)."""
         return int(self.options.get("row_length", DEFAULT_ROW_LENGTH))
 
-    @property
-    def streets(self) -> Streets:
-        """How the scoring holes run in streets on the board (``Streets``)."""
-        return Streets(self.holes, self.row_length)
-
     def led(self, track: int, hole: int) -> int:
         """Returns the LED under ``hole`` of ``track``."""
         if not 0 <= track < self.tracks:
