@@ -15,7 +15,7 @@ import pytest
 from benchscripts import load_benchmark
 
 from vision.drawn.camera_model import CAMERA_MODULE_3, USB_WEBCAM
-from vision.drawn.frame_stats import blur_sigma, edge_width
+from vision.drawn.frame_stats import edge_width, sigma_of_edge_width
 from vision.measure.datasets import datasets_root
 
 # Tolerances of the drawn frame against the real ones at 1280x720, cards 86 px.
@@ -48,7 +48,7 @@ def test_the_camera_module_3_blurs_as_little_as_a_real_small_camera(size: tuple[
                                     rng=np.random.default_rng(1))
     width, count = edge_width(frame)
     assert count > 300
-    assert 0.2 < blur_sigma(width) < 0.6
+    assert 0.2 < sigma_of_edge_width(width) < 0.6
 
 
 def test_the_lens_blur_lives_on_the_sensor_not_in_the_frame() -> None:

@@ -13,13 +13,13 @@ from vision.drawn.camera_model import chroma_420, jpeg
 from vision.drawn.frame_stats import (
     EDGE_FLOOR,
     blockiness,
-    blur_sigma,
     box_quad,
     chroma_width,
     edge_width,
     frame_stats,
     index_contrast,
     noise,
+    sigma_of_edge_width,
 )
 
 SUPER = 8  # supersampling: shapes are drawn 8x larger, blurred there, then area-reduced
@@ -51,7 +51,7 @@ def test_edge_width_recovers_a_known_gaussian_blur(sigma: float) -> None:
     width, count = edge_width(shapes(sigma), min_bright=0)
     assert count > 200
     assert width == pytest.approx(math.hypot(2.5631 * sigma, EDGE_FLOOR), abs=0.12)
-    assert blur_sigma(width) == pytest.approx(sigma, abs=0.06 if sigma else 0.12)
+    assert sigma_of_edge_width(width) == pytest.approx(sigma, abs=0.06 if sigma else 0.12)
 
 
 def test_edge_width_grows_with_blur_and_ignores_noise() -> None:

@@ -58,7 +58,7 @@ from vision.drawn.camera_model import (  # noqa: E402
     jpeg,
 )
 from vision.drawn.cardart import CARD_ASPECT, index_boxes  # noqa: E402
-from vision.drawn.frame_stats import FrameStats, blur_sigma, box_quad, frame_stats  # noqa: E402
+from vision.drawn.frame_stats import FrameStats, box_quad, frame_stats, sigma_of_edge_width  # noqa: E402
 from vision.drawn.scene import SceneRenderer, SceneSettings, Script, TableLayout  # noqa: E402
 from vision.live.motion import WatchSettings  # noqa: E402
 from vision.measure.datasets import LabelledImage, datasets_root, load_labels  # noqa: E402
@@ -160,7 +160,7 @@ def measure(shots: list[Shot], *, recall: bool = True) -> dict[str, Any]:
 
     row: dict[str, Any] = {"frames": len(shots),
                            **{k: median(k) for k in FrameStats.__dataclass_fields__}}
-    row["blur_sigma"] = round(blur_sigma(row["edge_width"]), 3)
+    row["blur_sigma"] = round(sigma_of_edge_width(row["edge_width"]), 3)
     if recall:
         labelled = right = found = 0
         for image, cards, _ in shots:

@@ -8,7 +8,7 @@ they need not know where the cards are. Each is a pure function of the image.
   paper-bright side (a pip's or an index's edge, a card on a dark table) sampled along the
   gradient, each side flat; a Gaussian blur of sigma s over a
   pixel-sampled step at any angle reads about ``sqrt((2.563 s)**2 + 1.35**2)``
-  (``blur_sigma`` inverts it).
+  (``sigma_of_edge_width`` inverts it).
 - ``noise``: the standard deviation of flat 8x8 blocks (paper, plain table) after a
   plane is taken off each (the lamp's low-frequency shading); the blocks kept are those
   within 1.5x the flattest tenth, so grain and texture are left out and pure noise is not
@@ -33,8 +33,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-__all__ = ["FrameStats", "RISE_PER_SIGMA", "EDGE_FLOOR", "edge_width", "blur_sigma", "noise",
-           "chroma_width", "blockiness", "index_contrast", "box_quad", "frame_stats"]
+__all__ = ["FrameStats", "RISE_PER_SIGMA", "EDGE_FLOOR", "edge_width", "sigma_of_edge_width",
+           "noise", "chroma_width", "blockiness", "index_contrast", "box_quad", "frame_stats"]
 
 #: The 10-90 % rise of a Gaussian edge in units of its sigma: 2 * 1.2816.
 RISE_PER_SIGMA = 2.5631
@@ -142,7 +142,7 @@ def edge_width(image: np.ndarray, *, min_contrast: float = 60.0, min_bright: flo
     return (float(np.median(widths)) if widths else math.nan), len(widths)
 
 
-def blur_sigma(width: float) -> float:
+def sigma_of_edge_width(width: float) -> float:
     """The Gaussian sigma (px) a 10-90 % rise of ``width`` stands for: ``EDGE_FLOOR`` (what
     a perfectly sharp step sampled by pixels at any angle measures) taken off in quadrature.
     Good to about 1.5 px; wider blurs outgrow the profile and read a little narrow."""

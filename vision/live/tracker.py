@@ -243,16 +243,19 @@ class CardTracker:
                 and math.dist(t.centre, centre) <= long_side(seen.corners)]
 
     def _observe(self, track: _Track, seen: Seen, at: float) -> None:
-        track.centre, track.corners, track.last_seen = centroid(seen.corners), tuple(
-            seen.corners), at
+        corners = tuple(seen.corners)
+        # The device's reader repeats a region's reading every frame until it reads it again:
+        # the same outline is in the same zone, so only a new outline is placed anew.
+        moved = corners != track.corners or track.frames == 0
+        track.centre, track.corners, track.last_seen = centroid(corners), corners, at
         track.frames += 1
         track.readings.append(seen.card)
         if seen.card is not None:
             track.heard[seen.card] = seen
         while len(track.readings) > self.settings.votes:
             track.readings.popleft()
-        if self.zones is not None:
-            track.zone = self.zones.assign(seen.corners)
+        if self.zones is not None and moved:
+            track.zone = self.zones.assign(corners)
 
     def _settle(self, at: float) -> list[TableEvent]:
         settings = self.settings
