@@ -1,13 +1,13 @@
 """How far the board pictures drawn by this OpenCV are from the golden ones, against how far
-one peg moved one hole moves them: the measure behind keeping the pictures per OpenCV major
-version (tests/test_hardware_strips_simulator.py).
+one peg moved one hole moves them: the measure behind one set of golden pictures for every
+OpenCV build (tests/test_hardware_strips_simulator.py compares them without their words).
 
-    .venv-bookworm/bin/python benchmarks/device/golden_versions.py  # OpenCV 4.11 vs OpenCV 5's
+    .venv/bin/python benchmarks/device/golden_versions.py           # the newest OpenCV
+    .venv-bookworm/bin/python benchmarks/device/golden_versions.py  # Bookworm's OpenCV 4.11
 """
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -15,13 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
-from test_hardware_strips_simulator import GOLDEN_ROOT, POSITIONS, picture  # noqa: E402
-
-from hardware.palette import Palette  # noqa: E402
-from hardware.power import PowerBudget  # noqa: E402
-from hardware.render import Renderer  # noqa: E402
-from hardware.state import SidePegs  # noqa: E402
-from hardware.strips.simulator import SimulatorStrip  # noqa: E402
+from test_hardware_strips_simulator import GOLDEN, POSITIONS, drawn  # noqa: E402
 
 
 def off(a: np.ndarray, b: np.ndarray) -> float:
@@ -30,19 +24,16 @@ def off(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def main() -> None:
-    print(f"OpenCV {cv2.__version__}, against the pictures in {GOLDEN_ROOT}")
+    print(f"OpenCV {cv2.__version__}, against the pictures in {GOLDEN}")
     for name in sorted(POSITIONS):
-        golden = cv2.imread(str(GOLDEN_ROOT / f"{name}.png"))
-        drawn = picture(name)
-        layout, state = POSITIONS[name]
+        golden = cv2.imread(str(GOLDEN / f"{name}.png"))
+        picture, _ = drawn(name)
+        state = POSITIONS[name][1]
         last = state.sides[-1]
-        moved = dataclasses.replace(state, sides=(*state.sides[:-1], SidePegs(
-            last.name, last.front + 1, last.back)))
-        sim = SimulatorStrip(layout)
-        sim.show(Renderer(layout, Palette(), 1.0, PowerBudget())(moved))
-        one_hole = sim.to_image(moved, title=name.replace("_", " "))
-        print(f"{name:26} this build vs golden {off(golden, drawn):.4f}; "
-              f"one peg one hole on, same build {off(drawn, one_hole):.4f}")
+        moved = state.with_pegs(len(state.sides) - 1, last.front + 1, last.back)
+        one_hole, _ = drawn(name, moved)
+        print(f"{name:26} this build vs golden {off(golden, picture):.4f}; "
+              f"one peg one hole on, same build {off(picture, one_hole):.4f}")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from hardware.render import occupants
 from hardware.state import BoardState
 from hardware.strip import check_frame
 
-__all__ = ["SimulatorStrip", "BoardGeometry", "PNG_OPTIONS"]
+__all__ = ["SimulatorStrip", "BoardGeometry", "BoardLabel", "PNG_OPTIONS"]
 
 #: OpenCV's PNG options for the pictures: smallest files (the wood grain is costly).
 PNG_OPTIONS = [2**4, 9]  # cv2.IMWRITE_PNG_COMPRESSION, 9; no cv2 import at module load
@@ -56,6 +56,22 @@ _INK = (24, 34, 46)
 _FAINT_INK = (56, 82, 112)
 _LINE_SKUNK = (0, 60, 200)
 _LINE_DOUBLE = (120, 40, 150)
+
+
+@dataclass(frozen=True)
+class BoardLabel:
+    """One printed word or number on the picture, where it is anchored.
+
+    The words are kept apart from the pixels because each OpenCV build rasterises
+    its Hershey glyphs its own way (4.x as strokes, 5.x as smooth outlines, and
+    5.1 differently again): a check of the picture judges the pegs, holes and
+    lines by pixels and the labels by what they say and where they stand.
+    """
+
+    text: str
+    x: int
+    y: int
+    colour: tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -133,6 +149,8 @@ class SimulatorStrip:
         self._terminal = terminal
         self._stream = stream
         self.frames_shown = 0
+        #: The words and numbers of the last ``to_image``, in drawing order.
+        self.labels: tuple[BoardLabel, ...] = ()
 
     @classmethod
     def open(cls, layout: Layout, **options: Any) -> SimulatorStrip:
@@ -167,7 +185,7 @@ class SimulatorStrip:
 
     def to_image(
         self, state: BoardState | None = None, *, palette: Palette | None = None, title: str = "",
-        led_numbers: bool = False,
+        led_numbers: bool = False, labels: bool = True,
     ) -> npt.NDArray[np.uint8]:
         """Draws the last frame on the board; returns a BGR image.
 
@@ -175,7 +193,9 @@ class SimulatorStrip:
         puts the lines where the game's rules have them, and splits a hole
         that several sides share (on the LEDs those alternate). ``led_numbers``
         writes each row's first and last LED index in the margins, for checking
-        the wiring; players never need them.
+        the wiring; players never need them. ``labels=False`` leaves every word
+        and number off the picture (tests compare the rest by pixels); either
+        way ``self.labels`` lists them afterwards.
         """
         import cv2  # the picture needs OpenCV; pushing frames does not
 
@@ -202,6 +222,8 @@ class SimulatorStrip:
         def pt(p: tuple[float, float]) -> tuple[int, int]:
             return int(round(p[0])), int(round(p[1]))
 
+        drawn: list[BoardLabel] = []
+
         def text(
             s: str,
             at: tuple[float, float],
@@ -210,6 +232,9 @@ class SimulatorStrip:
             thick: int = 1,
             centre: bool = True,
         ) -> None:
+            drawn.append(BoardLabel(s, *pt(at), colour))
+            if not labels:
+                return
             (w, h), _ = cv2.getTextSize(s, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
             x0 = at[0] - w / 2 if centre else at[0]
             cv2.putText(
@@ -385,6 +410,7 @@ class SimulatorStrip:
                     1,
                     centre=False,
                 )
+        self.labels = tuple(drawn)
         return img
 
     def picture_bytes(self, state: BoardState | None = None, *, jpeg: bool = False,
