@@ -101,3 +101,17 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(store_path: Path) ->
     assert (done.returncode, done.stderr) == (0, "")
     done = _closed_reader(["stats", "--store", str(store_path)])
     assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("command", [["export", "-o", "-"], ["history"], ["stats"], ["review"]])
+def test_the_store_readers_read_the_store_of_the_config_run_reads(
+        command: list[str], store_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --store, each reads the config's [store] (``--config``, as ``run`` does), not
+    the XDG default where there is no store."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "nowhere"))
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    config = tmp_path / "config.toml"
+    config.write_text(f'[store]\npath = "{store_path}"\n')
+    assert main([*command, "--config", str(config)]) == 0, capsys.readouterr().err
+    assert "Cat" in capsys.readouterr().out

@@ -153,3 +153,15 @@ def test_text_says_results_in_words(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     assert "winner: Bob (double skunk)" in out and "(double skunk)" in out.splitlines()[2]
     assert "double_skunk" not in out
+
+
+def test_a_negative_adjustment_prints_with_its_own_sign(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "adjusted.jsonl"
+    log.write_text('{"type": "new_game", "players": ["Ann", "Bob"]}\n'
+                   '{"type": "adjust", "player": "Ann", "points": 29}\n'
+                   '{"type": "adjust", "player": "Ann", "points": -29}\n')
+    assert main(["replay", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "+-" not in out
+    assert " -29 " in out and " +29 " in out

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from firmware.store.export import read_export
     from firmware.store.files import replace_file
 
-    exported = read_export(store_path(args.store), args.match)
+    exported = read_export(store_path(args.store, args.config), args.match)
     to_stdout = str(args.output) == "-"
     if to_stdout:
         if args.json:

@@ -24,24 +24,37 @@ def register(subparsers: Any) -> None:
 
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
-    """``--store PATH`` for the commands that read the device's store (history, stats,
-    review), with the same default and words in each."""
+    """``--store PATH`` and ``--config FILE`` for the commands that read the device's store
+    (history, stats, review, export), with the same default and words in each: the store
+    ``run`` keeps, from the same config ``run`` reads."""
     parser.add_argument("--store", type=Path, default=None,
-                        help="the event store (default: $STATE_DIRECTORY or the XDG data "
-                             "directory, cribbage-board/events.sqlite3)")
+                        help="the event store (default: the config's [store] path, else "
+                             "$STATE_DIRECTORY or the XDG data directory, "
+                             "cribbage-board/events.sqlite3)")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="device config (TOML) whose [store] to read; default: "
+                             "/etc/cribbage-board/config.toml if it exists, as run reads")
 
 
-def store_path(given: Path | None) -> Path:
-    """The ``--store`` given, else where the device keeps its store."""
-    from firmware.device.config import default_store_path
+def store_path(given: Path | None, config: Path | None = None) -> Path:
+    """The ``--store`` given, else the store of the config ``run`` reads (``config``, else
+    /etc/cribbage-board/config.toml when it exists), else the device's default place."""
+    from firmware.commands.run import DEFAULT_CONFIG
+    from firmware.device.config import default_store_path, load_device_config
 
-    return given if given is not None else default_store_path()
+    if given is not None:
+        return given
+    if config is None and DEFAULT_CONFIG.exists():
+        config = DEFAULT_CONFIG
+    if config is None:
+        return default_store_path()
+    return load_device_config(config).store.path
 
 
 def run(args: argparse.Namespace) -> int:
     from firmware.store.eventstore import EventStore
 
-    path = store_path(args.store)
+    path = store_path(args.store, args.config)
     with EventStore.open(path, readonly=True) as store:
         report = {
             "store": str(path),

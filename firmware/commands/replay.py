@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 def describe(report: dict[str, Any]) -> str:
     """The replay as a person reads it: each score, then the sides and what comes next."""
     lines = [
-        f"line {p['event'] + 1:>4}  {p['side']:<12} +{p['points']:<3} "
+        f"line {p['event'] + 1:>4}  {p['side']:<12} {p['points']:<+4} "
         f"{p.get('words') or p['reason']}"
         for p in report["points"]
     ]

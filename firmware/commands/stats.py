@@ -41,7 +41,7 @@ def run_stats(args: argparse.Namespace) -> int:
 
     since = None if args.since is None else parse_moment(args.since, what="--since")
     until = None if args.until is None else parse_moment(args.until, what="--until")
-    stats = read_stats(store_path(args.store), player=args.player, since=since, until=until)
+    stats = read_stats(store_path(args.store, args.config), player=args.player, since=since, until=until)
     if args.json:
         print_json(stats)
         return 0
@@ -70,7 +70,7 @@ def run_stats(args: argparse.Namespace) -> int:
 def run_review(args: argparse.Namespace) -> int:
     from firmware.store.coach import read_review
 
-    review = read_review(store_path(args.store), match=args.match)
+    review = read_review(store_path(args.store, args.config), match=args.match)
     if args.json:
         print_json(review)
         return 0

@@ -17,6 +17,7 @@ random token per request (8 to 64 letters, digits, ``-`` or ``_``).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -121,7 +122,7 @@ def parse_change(body: Any, *, table: Mapping[str, Any]) -> Change:
     if action == "claim":
         items = (ButtonAction("claim", _points(body["points"])),)
     elif action == "adjust":
-        player = _zone(body["player"], players, (), "the score is adjusted for")
+        player = _zone(body["player"], players, (), "the score is adjusted for", "player")
         items = (AdjustScore(player, _adjustment(body["points"]), 0.0),)
     elif action == "card":
         zone = _zone(body["zone"], players, (STARTER,), "a card is laid")
@@ -132,7 +133,7 @@ def parse_change(body: Any, *, table: Mapping[str, Any]) -> Change:
         zone = _zone(body["zone"], players, (CRIB,), "a hand or the crib is spread")
         items = (ManualSpread(zone, _spread(body["cards"]), 0.0),)
     elif action == "discard":
-        player = _zone(body["player"], players, (), "the cards were thrown from")
+        player = _zone(body["player"], players, (), "the cards were thrown from", "player")
         items = (ManualDiscard(player, _throw(body["cards"]), 0.0),)
     elif action == "new_match":
         limits = table.get("board", {}).get("limits", {})
@@ -213,7 +214,7 @@ def _spread(value: Any) -> tuple[Card, ...]:
         raise InputError(f"cards must be a list of the 4 cards spread, not {_show(value)}")
     cards = tuple(_card(v, f"cards[{i}]") for i, v in enumerate(value))
     if len(set(cards)) != 4:
-        raise InputError(f"cards names a card twice: {[str(c) for c in cards]}")
+        raise InputError(f"cards names a card twice: {' '.join(str(c) for c in cards)}")
     return tuple(sorted(cards))
 
 
@@ -223,14 +224,18 @@ def _throw(value: Any) -> tuple[Card, ...]:
                          f"not {_show(value)}")
     cards = tuple(_card(v, f"cards[{i}]") for i, v in enumerate(value))
     if len(set(cards)) != len(cards):
-        raise InputError(f"cards names a card twice: {[str(c) for c in cards]}")
+        raise InputError(f"cards names a card twice: {' '.join(str(c) for c in cards)}")
     return tuple(sorted(cards))
 
 
-def _zone(value: Any, players: Sequence[str], areas: Sequence[str], what: str) -> str:
+def _zone(value: Any, players: Sequence[str], areas: Sequence[str], what: str,
+          field: str = "zone") -> str:
+    """``value`` checked as one of ``players`` or ``areas``; the error names ``field``, the
+    one the player filled in ("player" for an adjustment, "zone" for a card)."""
     allowed = [*players, *areas]
     if not isinstance(value, str) or value not in allowed:
-        raise InputError(f"zone must say where {what}: one of {', '.join(allowed)}, "
+        who = "who" if field == "player" else "where"
+        raise InputError(f"{field} must say {who} {what}: one of {', '.join(allowed)}, "
                          f"not {_show(value)}")
     return value
 
@@ -241,5 +246,14 @@ def _kind(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
+    """``value`` as a player would write it: a name bare, never Python's reprs (None, quotes)."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, str):
+        text = f'"{value}"' if value.strip() else "an empty name"
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):
+            text = str(value)
     return text if len(text) <= 40 else text[:37] + "..."

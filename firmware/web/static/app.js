@@ -285,11 +285,29 @@ function drawHistory(t) {
     matchStanding(t.match)].filter(Boolean));
   $("export").hidden = !t.sides.length;
   $("history").replaceChildren(...t.history.map((m) => {
-    const won = Object.entries(m.points).map(([name, n]) => `${name} ${n}`).join(", ");
-    return el("li", {}, `${m.players.join(", ")}: ${m.games.length} game${m.games.length === 1 ? "" : "s"}`
-      + (won ? ` (${won})` : "") + (m.skunks ? `, ${m.skunks} skunk${m.skunks === 1 ? "" : "s"}` : "") + " ",
+    return el("li", { "data-match": m.id }, historyLine(m),
       el("a", { href: `/api/export?match=${m.id}`, download: `cribbage-match-${m.id}.jsonl`, class: "export" }, "game log"));
   }));
+}
+
+// One line per stored match, told apart by its number, when it began and how it stands.
+function historyLine(m) {
+  const when = new Date(m.started_at * 1000).toLocaleString([], { weekday: "short", day: "numeric",
+    month: "short", hour: "2-digit", minute: "2-digit" });
+  const n = m.games.length;
+  const order = Object.entries(m.points).sort((a, b) => b[1] - a[1]);
+  const standing = !n ? "no game finished"
+    : `${n} game${n === 1 ? "" : "s"}, ` + (order.length > 1 && order[0][1] === order[1][1]
+      ? "level at " + order.map(([, p]) => p).join("–")
+      : `${order[0][0]} ahead ` + order.map(([, p]) => p).join("–")) + " in match points";
+  const skunks = m.skunks ? `, ${m.skunks} skunk${m.skunks === 1 ? "" : "s"}` : "";
+  return `Match ${m.id} · ${when} · ${m.players.join(", ")}: ${standing}${skunks} `;
+}
+
+function misdealQuestion(t) {
+  const penalty = t && t.settings.rules.misdeal_penalty !== undefined ? t.settings.rules.misdeal_penalty : 2;
+  const dealer = (t && t.dealer) || "the dealer";
+  return `Misdeal: ${dealer} deals again` + (penalty ? `, and the player on ${dealer}'s left pegs ${penalty}` : "") + "?";
 }
 
 function matchStanding(m) {
@@ -390,9 +408,19 @@ async function send(fields) {
     return null;
   }
   const said = [...new Set((data.feedback || []).map((f) => f.text))].join(" · ");
-  toast(said || "done", "ok");
+  toast(said || changeWords(fields), "ok");
   drawControls(table);
   return data;
+}
+
+// What a change stored, in a player's words, for when the board has nothing to add.
+function changeWords(f) {
+  const whose = (place) => place === "crib" ? "the crib" : `${place}'s hand`;
+  if (f.action === "card") return f.zone === "starter" ? `${f.card} stored as the starter` : `${f.card} laid by ${f.zone}`;
+  if (f.action === "correct") return `${f.was} put right: ${f.card}`;
+  if (f.action === "spread") return `${whose(f.zone)} stored: ${f.cards.join(" ")}`;
+  if (f.action === "adjust") return `${f.player} ${f.points > 0 ? "+" : ""}${f.points} pegged by hand`;
+  return "stored";
 }
 
 function buildDeck() {
@@ -504,9 +532,12 @@ async function startMatch(event) {
 
 function wire() {
   buildDeck();
-  for (const id of ["undo", "go", "confirm", "muggins", "misdeal"]) {
+  for (const id of ["undo", "go", "confirm", "muggins"]) {
     $(id).addEventListener("click", () => send({ action: $(id).dataset.action }));
   }
+  $("misdeal").addEventListener("click", async () => {
+    if (await askConfirm(misdealQuestion(table))) send({ action: "misdeal" });
+  });
   $("claim-less").addEventListener("click", () => { claimPoints = Math.max(0, claimPoints - 1); $("claim-points").textContent = claimPoints; });
   $("claim-more").addEventListener("click", () => { claimPoints = Math.min(29, claimPoints + 1); $("claim-points").textContent = claimPoints; });
   $("claim").addEventListener("click", async () => {

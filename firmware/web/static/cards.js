@@ -37,13 +37,17 @@ function cardChip(text) {
 // `labelled` also gives each button its card as aria-label (the hand entry's deck).
 function deckButtons(tap, { leave = new Set(), picked = null, labelled = false } = {}) {
   const buttons = [];
+  // Each suit starts a row of its own (class "suit-start"), so no suit wraps onto another's.
   for (const [suit, symbol] of SUITS) {
+    let first = true;
     for (const rank of RANKS) {
       const card = rank + suit;
       if (leave.has(card)) continue;
       const pressed = picked !== null && picked.includes(card);
+      const classes = [first ? "suit-start" : "", "HD".includes(suit) ? "red" : "", pressed ? "picked" : ""];
+      first = false;
       buttons.push(el("button", {
-        type: "button", class: ("HD".includes(suit) ? "red" : "") + (pressed ? " picked" : ""),
+        type: "button", class: classes.filter(Boolean).join(" "),
         "data-card": card, "aria-label": labelled ? card : null,
         "aria-pressed": picked === null ? null : String(pressed), onclick: () => tap(card),
       }, rank + symbol));

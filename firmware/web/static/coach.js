@@ -137,15 +137,16 @@ function drawReview(deals) {
   box.replaceChildren();
   for (const deal of deals.slice().reverse()) {
     const rows = deal.players.map((p) => {
-      const kept = p.kept ? p.kept.map(cardChip) : ["not all laid"];
-      const worth = p.shown === null ? "not counted"
-        : `${p.shown} (expected ${number(p.hand_expected)})`;
+      // A deal still being played: the hand is not shown or not counted yet.
+      const kept = p.kept ? p.kept.map(cardChip) : ["hand not shown yet"];
+      const worth = !p.kept ? [] : p.shown === null ? [" (not counted yet)"]
+        : [" scored ", `${p.shown} (expected ${number(p.hand_expected)})`];
       const throwText = p.choice
         ? [" threw ", ...p.thrown.map(cardChip), ` net ${number(p.choice.net)} against `
           + `${number(p.best.net)} best (keep ${p.best.keep.join(" ")})`]
         : [];
-      return el("li", {}, el("b", {}, p.player), ": ", kept, " scored ", worth,
-        `; pegged ${p.pegged}, gave ${p.pegging_given}`, throwText);
+      return el("li", {}, el("b", {}, p.player), ": ", kept, worth,
+        `; pegged ${p.pegged}, let the others peg ${p.pegging_given}`, throwText);
     });
     const crib = deal.crib ? [", crib ", ...deal.crib.map(cardChip), ` ${deal.crib_points}`] : [];
     box.append(el("div", { class: "deal" },
@@ -210,11 +211,12 @@ function drawStats(stats) {
     const other = h.players[0] === coachPlayer ? h.players[1] : h.players[0];
     return el("li", {}, `against ${other}: ${h.wins[coachPlayer]}-${h.wins[other]}`);
   });
-  box.append(el("p", {}, "Statistics of ", pick),
+  // append() prints a null as "null": only what there is to show goes in.
+  box.append(...[el("p", {}, "Statistics of ", pick),
     el("table", { class: "stats-table" }, rows.map(([k, v]) => el("tr", {}, el("th", {}, k), el("td", {}, v)))),
     best.length ? el("div", {}, el("h3", {}, "Best hands"), el("ol", {}, best)) : null,
     head.length ? el("div", {}, el("h3", {}, "Head to head"), el("ul", {}, head)) : null,
-    el("div", { class: "plot-box", id: "plot-hands" }, handHistogram(p, stats.all_hands)));
+    el("div", { class: "plot-box", id: "plot-hands" }, handHistogram(p, stats.all_hands))].filter(Boolean));
 }
 
 async function loadCoach() {
