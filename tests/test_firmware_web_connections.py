@@ -119,3 +119,20 @@ def test_the_unit_allows_more_open_files_than_the_page_can_hold() -> None:
               if line.startswith("LimitNOFILE=")]
     assert len(limits) == 1 and int(limits[0]) > 1024
     assert int(limits[0]) >= connections.MAX_CONNECTIONS + 4 * connections.RESERVED_FILES
+
+
+def test_stream_seats_end_a_clients_oldest_and_never_a_pin_holders() -> None:
+    ended: list[str] = []
+    seats = connections.StreamSeats(pinless=3, per_client=2)
+    seats.take("phone", pinned=True, end=lambda: ended.append("phone-1"))
+    for n in range(3):
+        seats.take("crowd", pinned=False, end=lambda n=n: ended.append(f"crowd-{n}"))
+    assert ended == ["crowd-0"]  # its own cap: the client's oldest makes room
+    seats.take("viewer", pinned=False, end=lambda: ended.append("viewer"))
+    seats.take("other", pinned=False, end=lambda: ended.append("other"))
+    # The PIN-less pool (3) is full: the client holding most gives up its oldest.
+    assert ended == ["crowd-0", "crowd-1"]
+    release = seats.take("phone", pinned=True, end=lambda: ended.append("phone-2"))
+    assert ended == ["crowd-0", "crowd-1"] and seats.held("phone") == 2
+    release()
+    assert seats.held("phone") == 1 and seats.held() == 4

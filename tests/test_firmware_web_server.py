@@ -28,6 +28,7 @@ from webrig import PIN, Device, scripted_game, starter_step  # noqa: E402
 
 from firmware.commands.cli import main  # noqa: E402
 from firmware.store.eventstore import EventStore  # noqa: E402
+from firmware.web.connections import STREAMS_PER_CLIENT, StreamSeats  # noqa: E402
 from firmware.web.inputs import TableSettings  # noqa: E402
 from firmware.web.pins import client_key  # noqa: E402
 from firmware.web.server import MAX_BODY, PinGuard, WebServer, create_app, new_pin  # noqa: E402
@@ -475,3 +476,96 @@ def test_run_with_a_web_table_on_a_busy_port_is_an_error(
         assert main(["run", "--config", str(config), "--store", str(tmp_path / "e.db"),
                      "--once"]) == 2
     assert "cannot serve the phone page" in capsys.readouterr().err
+
+
+# -- issue 60: a hostile client on the same network (or on the board itself) -----------------
+
+
+def test_guesses_with_a_rotating_forwarded_header_are_still_locked_out(tmp_path: Path) -> None:
+    """Nothing stands in front of the board, so no forwarded header is trusted: a process
+    on the board itself (loopback, which uvicorn trusts by default) rotating
+    ``X-Forwarded-For`` is still one client, locked out after its tries."""
+    device = Device(tmp_path / "events.sqlite3")
+    server = WebServer(create_app(device.hub, pin=PIN), host="127.0.0.1", port=0,
+                       hub=device.hub)
+    server.start()
+    base = f"http://127.0.0.1:{server.port}"
+    try:
+        answers = []
+        for n in range(12):
+            forwarded = {"X-Forwarded-For": f"10.0.{n}.{n + 1}", "X-Pin": f"{n:04d}9"[-4:],
+                         "Forwarded": f"for=10.1.{n}.1"}
+            answers.append(httpx.post(base + "/api/pin", headers=forwarded,
+                                      timeout=5).status_code)
+        assert answers[:5] == [401] * 5 and set(answers[5:]) == {429}
+        # The right PIN from the same process is refused too while the lock holds.
+        assert httpx.post(base + "/api/pin", headers={"X-Pin": PIN, "X-Forwarded-For":
+                                                      "10.9.9.9"}, timeout=5).status_code == 429
+    finally:
+        server.stop()
+        device.close()
+
+
+def hostile_streams(port: int, count: int, *, addresses: int) -> list[socket.socket]:
+    """``count`` PIN-less ``GET /api/events`` streams, opened and never read, spread over
+    ``addresses`` loopback addresses (127.0.0.2 on: other machines as the page sees them)."""
+    held = []
+    for n in range(count):
+        source = f"127.0.{n % addresses // 250}.{2 + n % addresses % 250}"
+        sock = socket.create_connection(("127.0.0.1", port), timeout=10,
+                                        source_address=(source, 0))
+        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        held.append(sock)
+    return held
+
+
+def test_256_pinless_streams_leave_the_pin_holder_its_stream_and_its_changes(
+        tmp_path: Path) -> None:
+    device = Device(tmp_path / "events.sqlite3")
+    device.start()
+    truth, steps = scripted_game()
+    device.play(steps[:starter_step(steps) + 1])
+    device.run_thread()
+    seats = StreamSeats()  # the default bounds, as create_app makes them
+    server = WebServer(create_app(device.hub, pin=PIN, seats=seats), host="127.0.0.1",
+                       port=0, hub=device.hub)  # the default connection limit (256)
+    server.start()
+    base = f"http://127.0.0.1:{server.port}"
+    held: list[socket.socket] = []
+    try:
+        assert httpx.post(base + "/api/pin", headers={"X-Pin": PIN}, timeout=5).status_code == 200
+        # 64 other clients, 4 streams each, then 128 more from one client.
+        held = hostile_streams(server.port, 256, addresses=64)
+        held += hostile_streams(server.port, 128, addresses=1)
+        time.sleep(0.5)  # every stream answered (a real server: no clock to move)
+        with httpx.stream("GET", base + "/api/events", timeout=10) as stream:
+            lines = stream.iter_lines()
+            first = read_event(lines)
+            lead = steps[starter_step(steps) + 1]
+            device.play([lead])
+            second = read_event(lines)
+            assert second["version"] > first["version"]
+            response = httpx.post(base + "/api/action", headers={"X-Pin": PIN}, json={
+                "action": "undo", "rev": second["rev"], "nonce": "hostile-undo-1"}, timeout=10)
+            assert response.status_code == 200
+            assert read_event(lines)["pile"] == []
+        # A viewer who never gave the PIN still gets a stream (a fair share, not none).
+        viewer = httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.3.3"))
+        with viewer, viewer.stream("GET", base + "/api/events", timeout=10) as stream:
+            assert read_event(stream.iter_lines())["pile"] == []
+        assert seats.held("127.0.0.2") <= STREAMS_PER_CLIENT
+        assert seats.held() <= seats.pinless + 1 and seats.ended > 0
+    finally:
+        for sock in held:
+            sock.close()
+        server.stop()
+        device.close()
+
+
+def test_a_pin_holder_is_one_who_gave_the_right_pin_and_no_wrong_one_since() -> None:
+    guard = PinGuard("2468", clock=lambda: 100.0)
+    assert not guard.holds_pin("192.168.1.7")
+    assert guard.check("2468", "192.168.1.7") is None
+    assert guard.holds_pin("192.168.1.7") and not guard.holds_pin("192.168.1.8")
+    assert guard.check("1111", "192.168.1.7") == (401, "wrong PIN")
+    assert not guard.holds_pin("192.168.1.7")

@@ -86,6 +86,9 @@ class PinGuard:
         self.lock_s, self.max_lock_s, self.forget_s = lock_s, max_lock_s, forget_s
         self.max_clients = max_clients
         self._clients: dict[str, _Guessing] = {}
+        # Who gave the right PIN lately (key -> when): their event streams are the PIN
+        # holders' (``firmware.web.connections.StreamSeats``), which no crowd can push out.
+        self._holders: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def check(self, given: str | None, client: str) -> tuple[int, str] | None:
@@ -104,6 +107,10 @@ class PinGuard:
                 return 401, "changes need the board's PIN (X-Pin header)"
             if hmac.compare_digest(given.encode(), self.pin.encode()):
                 self._clients.pop(key, None)
+                self._holders.pop(key, None)
+                self._holders[key] = now
+                if len(self._holders) > self.max_clients:
+                    del self._holders[next(iter(self._holders))]  # the longest ago
                 return None
             wrong = (record.wrong if record is not None else 0) + 1
             locked_until = now + self._lock_for(wrong) if wrong % self.tries == 0 else 0.0
@@ -111,6 +118,15 @@ class PinGuard:
             if len(self._clients) > self.max_clients:
                 self._shrink(now)
             return 401, "wrong PIN"
+
+    def holds_pin(self, client: str) -> bool:
+        """Whether ``client`` gave the right PIN within ``forget_s`` and has given no wrong
+        one since (a phone's event stream cannot carry the PIN: ``EventSource`` sends no
+        headers of its own)."""
+        now, key = self.clock(), client_key(client)
+        with self._lock:
+            since = self._holders.get(key)
+            return since is not None and now - since < self.forget_s and key not in self._clients
 
     def _lock_for(self, wrong: int) -> float:
         doublings = min(wrong // self.tries - 1, 64)

@@ -62,12 +62,13 @@ from firmware.web.connections import (
     HEADER_TIMEOUT_S,
     KEEP_ALIVE_S,
     MAX_HEADER_BYTES,
+    StreamSeats,
     bounded_protocol,
     connection_limit,
 )
 from firmware.web.hub import BusyError, Hub, HubClosedError, ReplayedError
 from firmware.web.inputs import InputError, TableSettings, parse_change
-from firmware.web.pins import PinGuard, new_pin
+from firmware.web.pins import PinGuard, client_key, new_pin
 
 __all__ = ["create_app", "serve_page", "WebServer", "WebServerError", "PinGuard", "new_pin",
            "check_host", "state_stream", "error_response", "json_body", "await_reply", "STATIC",
@@ -131,10 +132,13 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
                on_settings: Callable[[TableSettings], None] | None = None,
                store_path: Path | None = None,
                clock: Callable[[], float] = time.monotonic, reply_timeout_s: float = 5.0,
-               keepalive_s: float = 15.0, eye: CameraEye | None = None) -> ASGIApp:
+               keepalive_s: float = 15.0, eye: CameraEye | None = None,
+               seats: StreamSeats | None = None) -> ASGIApp:
     """The page's app over ``hub``. ``on_settings`` keeps a new match's settings once the
-    loop has started it (``firmware.web.settings``); ``eye`` serves the camera's view."""
+    loop has started it (``firmware.web.settings``); ``eye`` serves the camera's view;
+    ``seats`` bounds the event streams (``firmware.web.connections.StreamSeats``)."""
     guard = PinGuard(pin, clock=clock)
+    seats = StreamSeats() if seats is None else seats
 
     def client_of(request: Request) -> str:
         return request.client.host if request.client else "?"
@@ -150,7 +154,9 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
                         headers={"Cache-Control": "no-store"})
 
     async def events(request: Request) -> Response:
-        return state_stream(hub, keepalive_s=keepalive_s)
+        client = client_key(client_of(request))
+        return state_stream(hub, keepalive_s=keepalive_s, seats=seats, client=client,
+                            pinned=guard.holds_pin(client))
 
     async def coach(request: Request) -> Response:
         """The coach's statistics or a match's review, read from the store read-only (so no
@@ -269,23 +275,32 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
     return _LocalOnly(app, allow_public=allow_public)
 
 
-def state_stream(hub: Hub, *, keepalive_s: float = 15.0) -> Response:
+def state_stream(hub: Hub, *, keepalive_s: float = 15.0, seats: StreamSeats | None = None,
+                 client: str = "?", pinned: bool = False) -> Response:
     """Server-sent events: one ``state`` event per snapshot the hub publishes (a slow client
     gets the newest only), and a comment every ``keepalive_s`` so proxies keep it open.
-    Also the club standings page's stream (``firmware.club.server``)."""
+    With ``seats`` the stream takes a seat as ``client`` (``pinned``: it gave the PIN), and
+    ends when the seats need it for another. Also the club standings page's stream
+    (``firmware.club.server``)."""
     aio = asyncio.get_running_loop()
     wake = asyncio.Event()
+    ended = threading.Event()
 
     def poke() -> None:  # on the publishing thread: only hand over to ours
         if not aio.is_closed():
             aio.call_soon_threadsafe(wake.set)
 
+    def end() -> None:
+        ended.set()
+        poke()
+
     async def stream() -> AsyncIterator[str]:
         unsubscribe = hub.subscribe(poke)
+        release = seats.take(client, pinned=pinned, end=end) if seats is not None else None
         sent = 0
         try:
             yield "retry: 1000\n\n"
-            while not hub.closed:
+            while not hub.closed and not ended.is_set():
                 wake.clear()
                 snapshot = hub.latest
                 if snapshot is not None and snapshot.version > sent:
@@ -297,6 +312,8 @@ def state_stream(hub: Hub, *, keepalive_s: float = 15.0) -> Response:
                 except TimeoutError:
                     yield ": keepalive\n\n"
         finally:
+            if release is not None:
+                release()
             unsubscribe()
 
     return StreamingResponse(stream(), media_type="text/event-stream",
@@ -370,7 +387,11 @@ class WebServer:
                                 timeout_graceful_shutdown=2, server_header=False,
                                 timeout_keep_alive=KEEP_ALIVE_S,
                                 h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-                                limit_concurrency=self.max_connections + 16)
+                                limit_concurrency=self.max_connections + 16,
+                                # Nothing stands in front of the board: a forwarded header
+                                # is whatever the sender wrote (it would name a new client
+                                # for every PIN guess; uvicorn trusts it from loopback).
+                                proxy_headers=False, forwarded_allow_ips=[])
         server = uvicorn.Server(config)
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
                                   name="cribbage-web", daemon=True)
