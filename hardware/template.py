@@ -12,8 +12,12 @@ layout puts under it, so the same template checks the wiring.
 Where two LEDs that follow each other on the strip are not neighbours in a row,
 the strip is cut there and joined with three wires (5 V, data, GND): the
 template draws each strip piece with its LED range, and each joint as a dashed
-line. Print it at 100 % (the 100 mm scale bar checks it); tile it across sheets
-or have it printed on a plotter, and drill ``hole_mm`` holes through the marks.
+line. A band at the board's left end holds the four buttons, the optional
+encoder and the footprint of the small box under the board for the level
+shifter, the 330 ohm resistor and the 1000 uF capacitor, next to the strip's
+DIN. Print it at 100 % (the 100 mm scale bar checks it) on a plotter, or tiled
+onto A4 or Letter pages (``hardware.template_pages``), and drill ``hole_mm``
+holes through the marks.
 """
 
 from __future__ import annotations
@@ -23,12 +27,27 @@ from html import escape
 
 from hardware.layout import Layout, Streets
 
-__all__ = ["Template", "Hole", "Piece", "make_template", "STRIP_PITCH_MM", "LEDS_PER_METRE"]
+__all__ = ["Template", "Hole", "Piece", "Control", "Box", "make_template", "STRIP_PITCH_MM",
+           "LEDS_PER_METRE", "STRIP_WIDTH_MM", "ROW_GAP_MM", "BUTTON_MM", "ENCODER_MM"]
 
 LEDS_PER_METRE = 60
 STRIP_PITCH_MM = 1000 / LEDS_PER_METRE
-_STRIP_WIDTH_MM = 10.0  # a 5050 LED strip's PCB
+STRIP_WIDTH_MM = 10.0  # a 5050 LED strip's PCB
+#: The least air between two strips in adjacent rows: their edges must not touch or ride up.
+ROW_GAP_MM = 2.0
+_STRIP_WIDTH_MM = STRIP_WIDTH_MM
 _MARGIN_MM = 30.0
+#: A 24 mm arcade button's mounting hole (the guide's parts list); an EC11 encoder's bushing.
+BUTTON_MM = 24.0
+ENCODER_MM = 7.0
+#: The controls' band at the board's left end: one column of this width per column of
+#: controls; each control takes this much of the column's height.
+_BAND_MM = 40.0
+_CONTROL_STEP_MM = 36.0
+#: The box under the board for the level shifter, resistor and capacitor (w x h, mm).
+_BOX_MM = (32.0, 60.0)
+_CONTROLS = (("GO", BUTTON_MM), ("MUGGINS", BUTTON_MM), ("UNDO", BUTTON_MM),
+             ("CONFIRM", BUTTON_MM), ("encoder", ENCODER_MM))
 
 
 @dataclass(frozen=True)
@@ -55,6 +74,26 @@ class Piece:
 
 
 @dataclass(frozen=True)
+class Control:
+    """A button's or the encoder's hole: its name, centre and diameter (mm)."""
+
+    name: str
+    x: float
+    y: float
+    diameter_mm: float
+
+
+@dataclass(frozen=True)
+class Box:
+    """The footprint, under the board, of the box that holds the level shifter (mm)."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
 class Template:
     """Where every hole goes, the strip's pieces, and the board's size (mm)."""
 
@@ -67,6 +106,8 @@ class Template:
     pieces: tuple[Piece, ...]
     width_mm: float
     height_mm: float
+    controls: tuple[Control, ...] = ()
+    box: Box | None = None
 
     def svg(self) -> str:
         """The template as an SVG document sized in millimetres."""
@@ -79,6 +120,12 @@ def make_template(layout: Layout, *, pitch_mm: float = STRIP_PITCH_MM,
     at the strip's ``pitch_mm``."""
     if not 3.0 <= pitch_mm <= 100.0:
         raise ValueError(f"pitch {pitch_mm!r} mm is not an LED strip's (3-100 mm)")
+    if pitch_mm < STRIP_WIDTH_MM + ROW_GAP_MM:
+        raise ValueError(
+            f"pitch {pitch_mm:g} mm puts the tracks' rows {pitch_mm:g} mm apart, but a "
+            f"{STRIP_WIDTH_MM:g} mm wide strip needs at least "
+            f"{STRIP_WIDTH_MM + ROW_GAP_MM:g} mm (its width and a {ROW_GAP_MM:g} mm gap): "
+            "the strips would overlap")
     if not 1.0 <= hole_mm < pitch_mm:
         raise ValueError(f"hole {hole_mm!r} mm must be at least 1 mm and under the "
                          f"pitch {pitch_mm:.2f} mm")
@@ -106,15 +153,33 @@ def make_template(layout: Layout, *, pitch_mm: float = STRIP_PITCH_MM,
         return rule.street_of(hole)
 
     columns = row_length + (2 if last_street_rightward else 1)
+    height = 2 * _MARGIN_MM + (streets - 1) * street_height + (tracks - 1) * track_pitch
+    band, controls, box = _controls(height)
     holes = tuple(
         Hole(track, hole, layout.led(track, hole),
-             _MARGIN_MM + column(hole) * pitch_mm,
+             band + _MARGIN_MM + column(hole) * pitch_mm,
              _MARGIN_MM + street_of(hole) * street_height + track * track_pitch)
         for track in range(tracks) for hole in range(layout.holes))
-    width = 2 * _MARGIN_MM + (columns - 1) * pitch_mm
-    height = 2 * _MARGIN_MM + (streets - 1) * street_height + (tracks - 1) * track_pitch
+    width = band + 2 * _MARGIN_MM + (columns - 1) * pitch_mm
     return Template(layout, rule, pitch_mm, track_pitch, hole_mm, holes,
-                    _pieces(holes, pitch_mm), width, height)
+                    _pieces(holes, pitch_mm), width, height, controls, box)
+
+
+def _controls(height: float) -> tuple[float, tuple[Control, ...], Box]:
+    """The band left of the holes: the shifter box at the top (beside the strip's DIN, which
+    enters at the top left), then the buttons and the encoder down the band, a new column
+    where the board is too short for them. Returns the band's width, the holes and the box."""
+    top, bottom = 12.0, height - 12.0
+    box_w, box_h = _BOX_MM
+    box = Box(_BAND_MM / 2 - box_w / 2, top, box_w, box_h)
+    y, column = top + box_h + _CONTROL_STEP_MM / 2 + 4, 0
+    controls: list[Control] = []
+    for name, diameter in _CONTROLS:
+        if y + _CONTROL_STEP_MM / 2 > bottom:
+            y, column = top + _CONTROL_STEP_MM / 2, column + 1
+        controls.append(Control(name, _BAND_MM / 2 + column * _BAND_MM, y, diameter))
+        y += _CONTROL_STEP_MM
+    return (column + 1) * _BAND_MM, tuple(controls), box
 
 
 def _pieces(holes: tuple[Hole, ...], pitch: float) -> tuple[Piece, ...]:
@@ -134,18 +199,26 @@ def _pieces(holes: tuple[Hole, ...], pitch: float) -> tuple[Piece, ...]:
 
 
 def _svg(t: Template) -> str:
-    layout = t.layout
-    at = {h.led: h for h in t.holes}
-    out: list[str] = [
+    return "\n".join([
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{t.width_mm:.2f}mm" '
         f'height="{t.height_mm:.2f}mm" viewBox="0 0 {t.width_mm:.2f} {t.height_mm:.2f}" '
         'font-family="DejaVu Sans, Arial, sans-serif">',
         f'<title>cribbage-board drilling template: {len(t.holes)} holes, pitch '
         f'{t.pitch_mm:.3f} mm</title>',
+        *drawing(t), "</svg>"]) + "\n"
+
+
+def drawing(t: Template) -> list[str]:
+    """The template's SVG elements in board millimetres, without the document around them
+    (the plotter sheet wraps them once; each A4 or Letter page wraps them shifted)."""
+    layout = t.layout
+    at = {h.led: h for h in t.holes}
+    out: list[str] = [
         f'<rect x="0.5" y="0.5" width="{t.width_mm - 1:.2f}" height="{t.height_mm - 1:.2f}" '
         'fill="#fff" stroke="#000" stroke-width="0.5"/>',
     ]
+    out += _control_marks(t)
     # Strip pieces under the holes, and the wire joints between them.
     half = t.pitch_mm / 2
     for n, piece in enumerate(t.pieces):
@@ -199,8 +272,30 @@ def _svg(t: Template) -> str:
         f"pitch {t.pitch_mm:.3f} mm ({1000 / t.pitch_mm:.0f} LEDs/m); drill {t.hole_mm:g} mm; "
         f"board {t.width_mm:.0f} x {t.height_mm:.0f} mm; strip in {len(t.pieces)} pieces "
         f"({counts} LEDs), dashed: wire joints"), 2.6, "#000", "start"))
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return out
+
+
+def _control_marks(t: Template) -> list[str]:
+    """The buttons' and encoder's holes (drilled through, marked like the holes) and the
+    shifter box's footprint under the board (dashed: not cut)."""
+    out: list[str] = []
+    if t.box is not None:
+        b = t.box
+        out.append(f'<rect class="box" x="{b.x:.2f}" y="{b.y:.2f}" width="{b.width:.2f}" '
+                   f'height="{b.height:.2f}" fill="none" stroke="#06c" stroke-width="0.35" '
+                   'stroke-dasharray="2 1.2"/>')
+        for n, line in enumerate(("under the board:", "level shifter,", "330 ohm,",
+                                  "1000 uF; cable", "from the Pi")):
+            out.append(_text(b.x + b.width / 2, b.y + 8 + n * 4, line, 2.4, "#06c"))
+    for c in t.controls:
+        r = c.diameter_mm / 2
+        out.append(f'<circle class="control" data-name="{escape(c.name)}" cx="{c.x:.2f}" '
+                   f'cy="{c.y:.2f}" r="{r:.2f}" fill="none" stroke="#000" stroke-width="0.3"/>')
+        out.append(f'<path d="M{c.x - 2:.2f} {c.y:.2f}h4M{c.x:.2f} {c.y - 2:.2f}v4" '
+                   'stroke="#000" stroke-width="0.2"/>')
+        out.append(_text(c.x, c.y - r - 1.5, c.name, 2.8, "#000"))
+        out.append(_text(c.x, c.y + r + 3.2, f"drill {c.diameter_mm:g} mm", 2.2, "#777"))
+    return out
 
 
 def _text(x: float, y: float, text: str, size: float, colour: str,

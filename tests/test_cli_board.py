@@ -187,10 +187,10 @@ def test_template_writes_the_guides_board_as_a_1_to_1_svg(
     report = json.loads(capsys.readouterr().out)
     assert report["layout"] == {"kind": "per_side", "tracks": 3, "n_leds": 366}
     assert (report["holes"], report["pitch_mm"]) == (366, 16.667)
-    assert (report["width_mm"], report["height_mm"]) == (560.0, 293.3)
+    assert (report["width_mm"], report["height_mm"]) == (600.0, 293.3)  # 40 mm: the buttons
     assert len(report["pieces"]) == 12 and report["pieces"][0] == [0, 30]
     root = ET.fromstring(out.read_text())
-    assert root.get("width") == "560.00mm"
+    assert root.get("width") == "600.00mm"
     circles = [c for c in root.iter("{http://www.w3.org/2000/svg}circle")
                if c.get("class") == "hole"]
     assert len(circles) == 366
@@ -221,3 +221,39 @@ def test_template_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_template_with_a_three_track_config_and_serpentine_draws_three_tracks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[board.layout]\nkind = "per_side"\ntracks = 3\n')
+    out = tmp_path / "t.svg"
+    assert main(["board", "--template", "--config", str(config), "--layout", "serpentine",
+                 "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["layout"]["kind"] == "serpentine" and report["layout"]["tracks"] == 3
+    assert report["holes"] == 366
+
+
+def test_template_on_a4_writes_numbered_pages(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "template.svg"
+    assert main(["board", "--template", "--paper", "a4", "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["paper"] == "a4" and len(report["pages"]) == 6
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [f"template-p{n}.svg" for n in range(1, 7)]
+    assert report["pages"][0]["file"] == str(tmp_path / "template-p1.svg")
+    assert main(["board", "--template", "--paper", "letter", "-o", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "6 Letter pages" in said and "print each at 100 %" in said
+
+
+def test_template_pitch_that_overlaps_the_strips_is_a_usage_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["board", "--template", "--pitch", "8", "-o", "t.svg"]) == 2
+    err = capsys.readouterr().err
+    assert "strips would overlap" in err and "12 mm" in err
+    assert not (tmp_path / "t.svg").exists()

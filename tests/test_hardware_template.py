@@ -23,9 +23,10 @@ def test_the_guides_board_three_tracks_of_122_holes_at_the_strips_pitch() -> Non
     template = make_template(per_side_tracks(3))
     svg = template.svg()
     root = ET.fromstring(svg)
-    # 1:1: the page is as many mm as the board, and the view box counts mm.
-    assert root.get("width") == "560.00mm" and root.get("height") == "293.33mm"
-    assert root.get("viewBox") == "0 0 560.00 293.33"
+    # 1:1: the page is as many mm as the board, and the view box counts mm. The holes take
+    # 560 mm; the controls' band at the left end 40 more: the 600 x 300 plywood of the guide.
+    assert root.get("width") == "600.00mm" and root.get("height") == "293.33mm"
+    assert root.get("viewBox") == "0 0 600.00 293.33"
     holes = holes_of(svg)
     assert len(holes) == 3 * 122 == len(set((x, y) for x, y, _ in holes))
     assert {r for _, _, r in holes} == {2.5}
@@ -55,7 +56,7 @@ def test_every_led_of_the_layout_is_under_one_hole_and_pieces_follow_the_strip()
 
 def test_other_layouts_and_pitches() -> None:
     t = make_template(serpentine(2), pitch_mm=1000 / 30)
-    assert len(t.holes) == 244 and t.width_mm == pytest.approx(60 + 30 * 1000 / 30)
+    assert len(t.holes) == 244 and t.width_mm == pytest.approx(40 + 60 + 30 * 1000 / 30)
     t = make_template(shared_track())
     assert len(t.holes) == 122 and len(t.pieces) == 4
     t = make_template(per_side_tracks(2, holes=62))  # a 61 board: 2 streets
@@ -92,3 +93,40 @@ def test_skunk_lines_sit_just_before_their_hole_whatever_the_street_length(row_l
         else:  # the hole starts a street: the line is on the street's entry side
             rightward = (line - 1) // row_length % 2 == 0
             assert (x < hole.x) == rightward
+
+
+# -- issue 59: the template a builder can print, with the controls on it ------------------------
+
+def test_a_pitch_whose_strips_would_overlap_is_refused_with_the_width_it_needs() -> None:
+    # Rows are one pitch apart; a 10 mm strip needs its width and a gap between rows.
+    with pytest.raises(ValueError, match=r"pitch 10 mm .* 10 mm wide strip needs at least "
+                                         r"12 mm"):
+        make_template(per_side_tracks(3), pitch_mm=10)
+    assert make_template(per_side_tracks(3), pitch_mm=12).pitch_mm == 12
+
+
+def test_the_buttons_the_encoder_and_the_shifter_box_are_on_the_template() -> None:
+    template = make_template(per_side_tracks(3))
+    root = ET.fromstring(template.svg())
+    controls = {c.get("data-name"): c for c in root.iter(f"{SVG}circle")
+                if c.get("class") == "control"}
+    assert set(controls) == {"GO", "MUGGINS", "UNDO", "CONFIRM", "encoder"}
+    assert float(controls["GO"].get("r", 0)) * 2 == pytest.approx(24.0)
+    assert float(controls["encoder"].get("r", 0)) * 2 == pytest.approx(7.0)
+    boxes = [r for r in root.iter(f"{SVG}rect") if r.get("class") == "box"]
+    assert len(boxes) == 1
+    # Nothing of the controls lies over a strip piece or a hole.
+    strips = [r for r in root.iter(f"{SVG}rect") if r.get("class") == "strip"]
+    left_of_strips = min(float(s.get("x", 0)) for s in strips)
+    for c in controls.values():
+        assert float(c.get("cx", 0)) + float(c.get("r", 0)) < left_of_strips
+    box = boxes[0]
+    assert float(box.get("x", 0)) + float(box.get("width", 0)) < left_of_strips
+    # The board is the plywood the guide buys: 600 x 300 mm holds it.
+    assert template.width_mm <= 600 and template.height_mm <= 300
+
+
+def test_a_serpentine_of_three_tracks_is_drawn_with_three() -> None:
+    template = make_template(serpentine(3))
+    assert template.layout.tracks == 3 and len(template.holes) == 366
+    assert sorted(h.led for h in template.holes) == list(range(366))

@@ -44,6 +44,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--pitch", type=float, metavar="MM",
                         help="with --template: the strip's LED pitch in mm (default 16.667, "
                              "a 60 LED/m strip)")
+    parser.add_argument("--paper", choices=("a4", "letter", "plotter"), default="plotter",
+                        help="with --template: one 1:1 sheet for a plotter (default), or tiled "
+                             "onto A4 or Letter pages with page numbers, overlaps and alignment "
+                             "marks, written as OUT-p1.svg, OUT-p2.svg, ...")
     parser.add_argument(
         "--layout",
         choices=LAYOUT_KINDS,
@@ -80,16 +84,20 @@ def read_document(path: Path | None) -> dict[str, Any]:
 def chosen_layout(kind: str | None, document: dict[str, Any], configured: Layout, *,
                   sides: int = 0) -> Layout:
     """``--layout`` (``kind``) if given, else the config's ``[board.layout]`` (``configured``)
-    if it has one, else per_side; a chosen kind gets its ``DEFAULT_TRACKS``, at least a track
-    per side of the game."""
+    if it has one, else per_side; a chosen kind gets as many tracks as the config's layout
+    has (a 3-track config drawn as a serpentine is a 3-track serpentine), else its
+    ``DEFAULT_TRACKS``, and at least a track per side of the game."""
     from hardware.layout import Layout
 
-    if kind is None and "layout" in document.get("board", {}):
+    has_layout = "layout" in document.get("board", {})
+    if kind is None and has_layout:
         return configured
     kind = kind or "per_side"
     table: dict[str, Any] = {"kind": kind}
     if kind in DEFAULT_TRACKS:
-        table["tracks"] = max(DEFAULT_TRACKS[kind], sides)
+        tracks = configured.tracks if has_layout and not configured.shared \
+            else DEFAULT_TRACKS[kind]
+        table["tracks"] = max(tracks, sides)
     return Layout.from_config(table)
 
 
@@ -99,8 +107,8 @@ def run(args: argparse.Namespace) -> int:
     if args.log is None:
         raise UsageError("name the game's event log (or give --template for the drilling "
                          "template)")
-    if args.pitch is not None:
-        raise UsageError("--pitch goes with --template")
+    if args.pitch is not None or args.paper != "plotter":
+        raise UsageError("--pitch and --paper go with --template")
     if args.output.suffix.lower() not in PICTURE_SUFFIXES:
         raise UsageError(f"cannot write {str(args.output)!r}: name a .png, .jpg or .jpeg file")
     from firmware.commands.gamelog import load_game
@@ -158,6 +166,7 @@ def run_template(args: argparse.Namespace) -> int:
     from firmware.store.files import replace_file
     from hardware.config import BoardConfig
     from hardware.template import STRIP_PITCH_MM, make_template
+    from hardware.template_pages import PAPER_NAMES, tile
 
     document = read_document(args.config)
     layout = chosen_layout(args.layout, document, BoardConfig.from_config(document).layout)
@@ -166,7 +175,14 @@ def run_template(args: argparse.Namespace) -> int:
         template = make_template(layout, pitch_mm=pitch)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    replace_file(args.output, template.svg().encode())
+    pages = tile(template, args.paper)
+    if args.paper == "plotter":
+        files = [args.output]
+    else:
+        files = [args.output.with_name(f"{args.output.stem}-p{page.number}.svg")
+                 for page in pages]
+    for path, page in zip(files, pages, strict=True):
+        replace_file(path, page.svg.encode())
     report = {
         "svg": str(args.output),
         "layout": {"kind": layout.kind, **layout.options, "n_leds": layout.n_leds},
@@ -175,11 +191,23 @@ def run_template(args: argparse.Namespace) -> int:
         "width_mm": round(template.width_mm, 1),
         "height_mm": round(template.height_mm, 1),
         "pieces": [[p.first_led, p.last_led] for p in template.pieces],
+        "controls": [{"name": c.name, "x_mm": round(c.x, 1), "y_mm": round(c.y, 1),
+                      "drill_mm": c.diameter_mm} for c in template.controls],
+        "paper": args.paper,
+        "pages": [{"file": str(path), "row": page.row, "column": page.column}
+                  for path, page in zip(files, pages, strict=True)],
     }
     if args.json:
         print_json(report)
+        return 0
+    board = (f"{report['holes']} holes at {report['pitch_mm']} mm on a "
+             f"{report['width_mm']:.0f} x {report['height_mm']:.0f} mm board, the strip cut "
+             f"into {len(template.pieces)} pieces, the buttons' holes at its left end")
+    if args.paper == "plotter":
+        print(f"wrote {args.output}: {board}; print it at 100 % on a plotter (or give "
+              "--paper a4 or --paper letter for home printer pages)")
     else:
-        print(f"wrote {args.output}: {report['holes']} holes at {report['pitch_mm']} mm on a "
-              f"{report['width_mm']:.0f} x {report['height_mm']:.0f} mm board, the strip cut "
-              f"into {len(template.pieces)} pieces; print it at 100 %")
+        print(f"wrote {len(pages)} {PAPER_NAMES[args.paper]} pages, {files[0]} to "
+              f"{files[-1]}: {board}; print each at 100 % (actual size), trim the grey frames "
+              "where pages meet and tape them with the red marks on each other")
     return 0
