@@ -250,6 +250,31 @@ def test_an_unread_outline_over_a_read_card_is_that_card_and_seats_follow_the_se
     assert {p.zone: p.place for p in found.places}["Bob"] == "Dan"
 
 
+def test_a_card_named_by_hand_shows_as_the_game_holds_it_and_so_does_a_corrected_one(
+        drawn: Table) -> None:
+    """Bob's card was not read and Bob named it 9D on the phone; Ann's 7C was misread as 7S
+    and corrected: the picture shows both as the game holds them, nothing left in doubt."""
+    table = EyeTable("1.9", (), (("Ann", (C("7C"),)), ("Bob", (C("9D"),))),
+                     (("Ann", "Ann"), ("Bob", "Bob")), C("QH"))
+    view = drawn.view(read={"Ann": "7S", "starter": "QH"}, unread=("Bob",), table=table)
+    found = marks(view)
+    assert found.unread == ()
+    assert sorted((str(c.card), c.place, c.named) for c in found.cards) == [
+        ("7C", "Ann", True), ("9D", "Bob", True), ("QH", "starter", False)]
+    _, data = draw_eye(view)
+    assert data["unread"] == []
+    assert {c["card"]: c["named"] for c in data["cards"]} == {"7C": True, "9D": True,
+                                                               "QH": False}
+
+
+def test_one_blurred_card_found_twice_is_one_unread_card(drawn: Table) -> None:
+    outline = drawn.outline["Bob"]
+    twice = tuple((x + 6, y + 4) for x, y in outline)
+    view = EyeView(drawn.image, 0.0, (), (outline, twice), drawn.zones,
+                   EyeTable("1.3", (), (), (("Ann", "Ann"), ("Bob", "Bob"))))
+    assert len(marks(view).unread) == 1
+
+
 def test_expected_places_follow_the_game() -> None:
     events: list[dict[str, Any]] = [{"type": "new_game", "players": list(PLAYERS)}]
     game = Game.replay(events)
@@ -401,7 +426,8 @@ def test_the_view_needs_the_pin(served: tuple[CameraEye, Any], drawn: Table) -> 
     eye.look()
     for path in ("/api/eye", "/api/eye.jpg"):
         refused = client.get(path)
-        assert refused.status_code == 401 and "PIN" in refused.json()["error"]
+        assert refused.status_code == 401
+        assert refused.json()["error"] == "the camera's view needs the board's PIN (X-Pin header)"
         assert client.get(path, headers={"X-Pin": "1111"}).status_code in (401, 403)
         assert "image/jpeg" not in refused.headers.get("content-type", "")
 

@@ -132,6 +132,60 @@ def test_the_view_is_not_shown_without_the_pin(board: tuple[Device, CameraEye, s
     page.goto(url + "eye")
     expect(page.locator("#pin-dialog")).to_be_visible()
     page.locator("#pin-cancel").click()
-    expect(page.locator("#eye-note")).to_have_text("The camera's view needs the board's PIN.")
+    expect(page.locator("#eye-note")).to_contain_text(
+        "The camera's view needs the board's PIN: with it you see the table")
+    expect(page.locator("#eye-img")).to_be_hidden()  # no broken-image icon
     expect(page.locator("#eye-marks polygon")).to_have_count(0)
     assert page.locator("#eye-img").get_attribute("src") is None
+
+
+def test_after_naming_and_correcting_the_view_shows_what_the_game_holds(
+        board: tuple[Device, CameraEye, str], page: Any, tmp_path: Path) -> None:
+    """The tracker still holds its old reading and its old doubt; the picture and the words
+    show the cards the game now holds (green, named), not "not read" nor the misreading."""
+    device, eye, url = board
+    shots = Shots(tmp_path)
+    truth, steps = scripted_game(PLAYERS, seed=5)
+    device.play(steps[:starter_step(steps) + 1])
+    plays = [e for e in truth if e["type"] == "play"]
+    (first, first_card), (second, second_card) = [(e["player"], e["card"]) for e in plays[:2]]
+    starter = next(e["card"] for e in truth if e["type"] == "starter")
+    deal = json.dumps(truth[:next(i for i, e in enumerate(truth) if e["type"] == "crib")])
+    misread = next(f"{rank}{suit}" for rank in "A23456789" for suit in "CDHS"
+                   if f'"{rank}{suit}"' not in deal)
+    device.play([Step(seen=(CardAppeared(Card.parse(misread), first, (), device.clock()),))])
+    drawn = Table({first: first_card, second: second_card, "starter": starter})
+    show(device, eye, drawn, {first: misread, "starter": starter}, ())
+    page.goto(url + "eye")
+    page.locator("#pin").fill(PIN)
+    page.locator("#pin-ok").click()
+    expect(page.locator(f"#eye-marks polygon[data-card='{misread}']")).to_have_count(1)
+
+    # Correct it: the tracker still says the misread card, the game holds the right one.
+    page.locator(f"#eye-marks polygon[data-card='{misread}']").click()
+    page.locator(f"#eye-picker [data-card='{first_card}']").click()
+    expect(page.locator("#toast")).to_contain_text("corrected: ")
+    show(device, eye, drawn, {first: misread, "starter": starter}, ())
+    expect(page.locator(f"#eye-marks polygon[data-card='{misread}']")).to_have_count(0)
+    expect(page.locator(f"#eye-marks .eye-card[data-card='{first_card}']")).to_have_count(1)
+    expect(page.locator("#eye-note")).to_contain_text("1 card read, 1 named by hand.")
+
+    # Name the card the camera cannot read: it stays unread to the tracker.
+    show(device, eye, drawn, {first: misread, "starter": starter}, (second,))
+    expect(page.locator("#eye-marks .eye-unread")).to_have_count(1)
+    expect(page.locator("#eye-note")).to_contain_text("1 not read")
+    page.locator(f"#eye-marks .eye-unread[data-place='{second}']").click()
+    page.locator(f"#eye-picker [data-card='{second_card}']").click()
+    expect(page.locator("#toast")).to_have_text(f"{second_card} laid by {second}")
+    show(device, eye, drawn, {first: misread, "starter": starter}, (second,))
+    expect(page.locator("#eye-marks .eye-unread")).to_have_count(0)
+    expect(page.locator(f"#eye-marks .eye-card[data-card='{second_card}']")).to_have_attribute(
+        "data-place", second)
+    expect(page.locator("#eye-note")).to_have_text(
+        "1 card read, 2 named by hand. Tap a card to correct it, an orange or dashed outline "
+        "to name it.")
+    page.locator("#eye-card").scroll_into_view_if_needed()
+    shots(page, "eye-04-named-and-corrected")
+    assert eye.latest is not None
+    assert {c["card"] for c in eye.latest.data()["cards"] if c["named"]} == {first_card,
+                                                                             second_card}

@@ -18,7 +18,7 @@ from engine.game import Game
 from firmware.web.camera_eye import CameraEye, Expected, EyeTable, EyeView
 from vision.live.zones import CRIB, STARTER, TableZones
 
-__all__ = ["EyeFeed", "eye_table", "PlacedCards"]
+__all__ = ["EyeFeed", "eye_table", "PlacedCards", "named_by_hand_in"]
 
 Outline = tuple[tuple[float, float], ...]
 
@@ -51,7 +51,25 @@ def eye_table(game: Game, rev: str, *, seats: Sequence[str], players: Sequence[s
     laid = tuple((p, tuple(game.laid(p))) for p in game.players)
     seating = tuple((seat, players[i] if i < len(players) else None)
                     for i, seat in enumerate(seats))
-    return EyeTable(rev, expected, laid, seating)
+    return EyeTable(rev, expected, laid, seating, game.starter)
+
+
+def named_by_hand_in(zone: str, place: str | None, game: Game, tracker: Any,
+                     detections: Sequence[Any]) -> bool:
+    """Whether the cards the camera sees but cannot read in ``zone`` (``place`` on the page)
+    are all ones the game already holds there because a player named them by hand: the game
+    holds at least that many cards there that the tracker has not read. Then "straighten the
+    card" is not said again for them."""
+    zones = getattr(tracker, "zones", None)
+    if place is None or zones is None:
+        return False
+    unread = sum(1 for d in detections if d.card is None and zones.assign(d.corners) == zone)
+    placed = tracker.placed if isinstance(tracker, PlacedCards) else ()
+    holds = set(game.laid(place)) if place in game.players else set()
+    if place == STARTER and game.starter is not None:
+        holds = {game.starter}
+    seen = {card for card, where, _ in placed if where == zone}
+    return 0 < unread <= len(holds - seen)
 
 
 class EyeFeed:

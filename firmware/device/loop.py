@@ -33,7 +33,7 @@ import numpy as np
 from engine.game import Game
 from engine.records import LogError
 from engine.words import card_words, scores_words
-from firmware.device.eye_snapshot import EyeFeed
+from firmware.device.eye_snapshot import EyeFeed, named_by_hand_in
 from firmware.device.notify import Notifier, Watchdog
 from firmware.device.voice import Voice
 from firmware.store.eventstore import Appended, EventStore, StoredEvent, StoreError
@@ -234,7 +234,8 @@ class DeviceLoop:
         self.pace = pace
         self.frame_timeout = frame_timeout
         self.unknown = unknown or UnknownWatch()
-        self.focus = focus or FocusWatch()
+        # A motorised lens (the Camera Module 3's) is refocused, not turned by hand.
+        self.focus = focus or FocusWatch(lens=getattr(source, "lens", None))
         self.frames_pushed = 0
         # What went wrong with the strip, while frames cannot be pushed; None while they can.
         self.strip_problem: str | None = None
@@ -338,6 +339,11 @@ class DeviceLoop:
             self._tell(Feedback("notice", f"camera gone: {exc}"), level=logging.WARNING)
             return [CameraLost(now)]
         if frame is None:
+            if getattr(self.source, "exhausted", False) is True:  # a replay that has ended
+                self.source.close()
+                self.source = None
+                self._tell(Feedback("notice", "the recorded table has no more pictures"))
+                return [CameraLost(now)]
             return list(self.tracker.update(now, None))
         assert self.recognise is not None
         try:
@@ -349,7 +355,9 @@ class DeviceLoop:
             return list(self.tracker.update(now, None))
         self._watch_focus()
         items: list[TableInput] = list(self.tracker.update(now, detections))
-        items += self.unknown.update(now, detections, self.tracker.zones)
+        items += [u for u in self.unknown.update(now, detections, self.tracker.zones)
+                  if not named_by_hand_in(u.zone, self.flow.place_of(u.zone), self.store.game,
+                                          self.tracker, detections)]  # named on the phone
         if self.eye is not None:
             self.eye.offer(frame.image, now, detections, self.tracker, self.tracker.zones,
                            self.store.game, revision(self.store),

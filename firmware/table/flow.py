@@ -385,8 +385,9 @@ class TableFlow:
         if isinstance(item, CameraLost):
             self.manual = True
             return Outcome(feedback=(Feedback(
-                "notice", "camera unplugged: manual entry (GO, CONFIRM shows, "
-                          "the dial and CONFIRM peg points)"),))
+                "notice", "no pictures from the camera: name each card on the phone page "
+                          "(Enter cards by hand); GO and CONFIRM work as before, and the dial "
+                          "with CONFIRM pegs points"),))
         if isinstance(item, CameraBack):
             self.manual = False
             return _notice("camera back: watching the table again")
@@ -602,6 +603,10 @@ class TableFlow:
         return Outcome(events=({"type": "deal", "dealer": dealer},),
                        feedback=(Feedback("notice", f"{dealer} cuts low with "
                                                     f"{card_words(cut.cards[dealer])}"),))
+
+    def place_of(self, zone: str | None) -> str | None:
+        """The player (or area) a camera zone stands for now, as the page names it."""
+        return self._seated(zone)
 
     def _seated(self, zone: str | None) -> str | None:
         """The player (or area) a camera zone stands for now: seat zones follow the seating."""

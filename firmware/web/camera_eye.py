@@ -32,7 +32,7 @@ from engine.cards import Card
 from vision.live.zones import TableZones, centroid
 
 __all__ = ["CameraEye", "EyeView", "EyePicture", "EyeTable", "ReadCard", "UnreadCard", "Place",
-           "Expected", "Marks", "Outline", "marks", "settled_key", "EYE_PATH", "eye_links",
+           "Expected", "Marks", "Outline", "marks", "named_by_hand", "settled_key", "EYE_PATH", "eye_links",
            "point_inside"]
 
 log = logging.getLogger("firmware.web.camera_eye")
@@ -62,12 +62,14 @@ def eye_links(host: str, port: int) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class ReadCard:
-    """A card the board has read: ``place`` is what the page's actions call where it lies (a
-    player's name, ``"starter"`` or ``"crib"``), None outside every area."""
+    """A card the board holds: ``place`` is what the page's actions call where it lies (a
+    player's name, ``"starter"`` or ``"crib"``), None outside every area. ``named`` when a
+    player named or corrected it by hand (the camera saw an outline, the game holds this card)."""
 
     card: Card
     place: str | None
     outline: Outline
+    named: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,12 +104,21 @@ class Expected:
 class EyeTable:
     """The game's side of the view, gathered by the loop once per store revision:
     ``seating`` maps each camera zone to the page's name for it now (seat zones follow the
-    seating), ``laid`` each player's cards laid this deal (a show's hand, pre-picked)."""
+    seating), ``laid`` each player's cards laid this deal (a show's hand, pre-picked),
+    ``starter`` the deal's starter once the game has it."""
 
     rev: str = ""
     expected: tuple[Expected, ...] = ()
     laid: tuple[tuple[str, tuple[Card, ...]], ...] = ()
     seating: tuple[tuple[str, str | None], ...] = ()
+    starter: Card | None = None
+
+    def held(self) -> dict[str, tuple[Card, ...]]:
+        """The cards the game holds in each place now: each player's laid cards, the starter."""
+        found = dict(self.laid)
+        if self.starter is not None:
+            found["starter"] = (self.starter,)
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +155,10 @@ class Marks:
 
 
 def marks(view: EyeView) -> Marks:
-    """Names every place in ``view`` as the page does, and drops unread outlines that are a
-    read card's (the tracker keeps a card it read while one frame misses its index)."""
+    """Names every place in ``view`` as the page does; drops unread outlines that are a read
+    card's (the tracker keeps a card it read while one frame misses its index) or another
+    unread one's (one blurred card found twice); and shows what the game holds where a player
+    named or corrected a card by hand (``named_by_hand``)."""
     seating = dict(view.table.seating)
 
     def place(zone: str | None) -> str | None:
@@ -153,16 +166,40 @@ def marks(view: EyeView) -> Marks:
 
     cards = tuple(ReadCard(card, place(zone), tuple(outline))
                   for card, zone, outline in view.cards)
-    unread = []
+    unread: list[UnreadCard] = []
     for outline in view.unread:
         middle = centroid(outline)
-        if any(point_inside(middle, c.outline) for c in cards):
+        if any(point_inside(middle, c.outline) for c in cards) or any(
+                point_inside(middle, u.outline) or point_inside(centroid(u.outline), outline)
+                for u in unread):
             continue
         zone = view.zones.assign(outline) if view.zones is not None else None
         unread.append(UnreadCard(place(zone), tuple(outline)))
     places = tuple(Place(z.name, place(z.name), z.polygon)
                    for z in (view.zones.zones if view.zones is not None else ()))
-    return Marks(cards, tuple(unread), places)
+    cards, left = named_by_hand(cards, tuple(unread), view.table.held())
+    return Marks(cards, left, places)
+
+
+def named_by_hand(cards: tuple[ReadCard, ...], unread: tuple[UnreadCard, ...],
+                  held: dict[str, tuple[Card, ...]]
+                  ) -> tuple[tuple[ReadCard, ...], tuple[UnreadCard, ...]]:
+    """The camera's cards as the game now holds them. In each place, a card the game holds
+    that the camera did not read there was named by hand: a read card the game does not hold
+    there is an unread outline there, else a read card the game does not hold there (corrected). Both show the game's card
+    (``named``), so neither the old reading nor the old doubt stays on the picture."""
+    out = list(cards)
+    left = list(unread)
+    for where, holds in held.items():
+        seen = {c.card for c in out if c.place == where}
+        unseen = [card for card in holds if card not in seen]
+        for doubt in [u for u in left if u.place == where][:len(unseen)]:
+            out.append(ReadCard(unseen.pop(0), where, doubt.outline, named=True))
+            left.remove(doubt)
+        for k, read in enumerate(out):
+            if unseen and read.place == where and not read.named and read.card not in holds:
+                out[k] = ReadCard(unseen.pop(0), where, read.outline, named=True)
+    return tuple(out), tuple(left)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@
 On the picture, in the frame's own colours dimmed a little so the marks stand out:
 
 - each zone's border, thin, with whose area it is now;
-- each card the board has read: a green outline and its name on a label above it;
+- each card the board has read, or a player named or corrected by hand: a green outline and
+  the name the game holds on a label above it;
 - each card seen but not read: an orange outline and a "?";
 - each place where the game waits for a card it has not seen: a dashed yellow card-sized
   box in that zone, with what it waits for ("Ann: next card", "starter", "Bob: hand").
@@ -94,7 +95,8 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
         outline = scaled(read.outline)
         _poly(image, outline, READ, line)
         _label(image, str(read.card), _above(outline, out_h, text), READ, text)
-        cards.append({"card": str(read.card), "place": read.place, "outline": outline})
+        cards.append({"card": str(read.card), "place": read.place, "outline": outline,
+                      "named": read.named})
 
     ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     if not ok:

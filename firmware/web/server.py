@@ -245,6 +245,8 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
     async def camera_eye(request: Request) -> Response:
         """The camera's last view: the outlines (JSON) or the picture, with the PIN only."""
         refused = guard.check(request.headers.get("x-pin"), client_of(request))
+        if refused is not None and not request.headers.get("x-pin") and refused[0] == 401:
+            return error_response(401, "the camera's view needs the board's PIN (X-Pin header)")
         if refused is not None:
             return error_response(*refused)
         if eye is None:

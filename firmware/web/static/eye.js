@@ -27,7 +27,8 @@ async function eyeOpened() {
     return;
   }
   if (!pin && !(await askPin())) {
-    eyeNote("The camera's view needs the board's PIN.");
+    eyeNote("The camera's view needs the board's PIN: with it you see the table as the camera "
+      + "last read it, and can name or correct its cards.");
     return;
   }
   if (table) drawControls(table);  // shows the PIN as given
@@ -65,10 +66,21 @@ async function eyePoll() {
   eye.version = data.version;
   eye.data = data;
   $("eye-img").src = url;
+  $("eye-img").hidden = false;
   drawEyeMarks(data);
-  const read = data.cards.length, unread = data.unread.length;
-  eyeNote(`${read} card${read === 1 ? "" : "s"} read` + (unread ? `, ${unread} not read` : "")
-    + ". Tap a card to correct it, an orange or dashed outline to name it.");
+  eyeNote(eyeWords(data));
+}
+
+// What the picture shows, in words: cards read, named by hand (or corrected), not read.
+function eyeWords(data) {
+  const named = data.cards.filter((c) => c.named).length;
+  const read = data.cards.length - named, unread = data.unread.length;
+  const plural = (n, word) => `${n} card${n === 1 ? "" : "s"} ${word}`;
+  const parts = [plural(read, "read")];
+  if (named) parts.push(`${named} named by hand`);
+  if (unread) parts.push(`${unread} not read`);
+  return parts.join(", ") + "."
+    + (data.cards.length || unread ? " Tap a card to correct it, an orange or dashed outline to name it." : "");
 }
 
 function drawEyeMarks(data) {
