@@ -374,9 +374,12 @@ def test_readonly_store_refuses_writes_and_missing_files(tmp_path: Path, match_l
 
 
 def test_a_store_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    """Newer is a number above this program's and a schema it does not know (a number alone
+    may be a flipped bit: tests/test_firmware_store_mishaps.py)."""
     path = tmp_path / "s.db"
     EventStore.open(path).close()
     with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE seats (id INTEGER PRIMARY KEY)")
         conn.execute("PRAGMA user_version = 99")
     conn.close()
     with pytest.raises(StoreError, match="newer version"):

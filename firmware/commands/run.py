@@ -23,6 +23,7 @@ while the config still says what it said when they were chosen.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sys
@@ -201,6 +202,7 @@ def _run(args: argparse.Namespace) -> int:
     from firmware.device.loop import DeviceLoop
     from firmware.device.notify import Notifier, Watchdog
     from firmware.store.eventstore import EventStore
+    from firmware.store.lock import hold
     from firmware.store.schema import StorageFull
     from firmware.table.flow import TableFlow, cards_on_table
     from firmware.web.hub import Hub
@@ -227,6 +229,7 @@ def _run(args: argparse.Namespace) -> int:
         log.info(line)
     notifier = Notifier()
     store = None
+    locked = contextlib.ExitStack()
     page: Any = None
     publisher: Any = None
     eye: Any = None
@@ -237,8 +240,10 @@ def _run(args: argparse.Namespace) -> int:
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
+        locked.enter_context(hold(store_path))  # a second run is refused, naming the first
         try:
-            store = EventStore.open(store_path, clock=time.time)
+            store = EventStore.open(store_path, clock=time.time,
+                                    repairing=_repair_timeout(notifier))
         except StorageFull as exc:
             # Not a fault of the config: the card has no room to open (or repair) the store.
             # Exit 1, which systemd restarts (2 it would not), so the board comes back by
@@ -319,7 +324,27 @@ def _run(args: argparse.Namespace) -> int:
         parts.close()
         if store is not None:
             store.close()
+        locked.close()
     return 0
+
+
+#: How long each word to systemd during a repair asks it to wait (the unit's start timeout
+#: would otherwise kill a long repair mid-way), and how often at most it is said.
+REPAIR_WAIT_S = 90
+_REPAIR_TELL_S = 10.0
+
+
+def _repair_timeout(notifier: Any) -> Any:
+    """What the store calls while it repairs: EXTEND_TIMEOUT_USEC, at most every
+    ``_REPAIR_TELL_S`` seconds, so systemd waits as long as the repair goes on."""
+    said = [-_REPAIR_TELL_S]
+
+    def repairing() -> None:
+        now = time.monotonic()
+        if now - said[0] >= _REPAIR_TELL_S:
+            said[0] = now
+            notifier.send(EXTEND_TIMEOUT_USEC=REPAIR_WAIT_S * 1_000_000)
+    return repairing
 
 
 def _club(config: Any, store_path: Path, hub: Any) -> Any:

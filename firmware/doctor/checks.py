@@ -196,6 +196,12 @@ def _store(config: DeviceConfig, system: System) -> list[Finding]:
     if not system.writable(folder):
         return [Finding("fault", f"store: cannot write {str(config.store.path)!r} "
                                  f"({str(folder)!r} is not writable by this user)")]
+    # The file too: SQLite opens a read-only file without a word, and the board's first
+    # change would fail instead of its start.
+    if config.store.path.exists() and not system.writable(config.store.path):
+        return [Finding("fault", f"store: {str(config.store.path)!r} is read-only for this "
+                                 "user: make it writable by the board's user (chown or "
+                                 "chmod u+w)")]
     return []
 
 

@@ -59,6 +59,7 @@ from firmware.store.derived import (
     read_history,
     write_history,
 )
+from firmware.store.header import put_right_versions
 from firmware.store.mark import Mark, MarkFile, mark_path, read_mark
 from firmware.store.repair import (
     Damage,
@@ -76,6 +77,7 @@ from firmware.store.schema import (
     Undo,
     connect,
     create_schema,
+    family,
     full_disk,
     row_crc,
     undo_crc,
@@ -202,13 +204,17 @@ class EventStore:
 
     @classmethod
     def open(cls, path: Path | str, *, clock: Callable[[], float] = time.time,
-             readonly: bool = False) -> EventStore:
+             readonly: bool = False,
+             repairing: Callable[[], None] | None = None) -> EventStore:
         """Opens (or creates) the store at ``path`` and resumes its current match.
 
         A damaged store is repaired as the module docstring says and
         ``recovery`` describes it; read-only, damage is a ``StoreDamagedError``
         instead, because repairing means moving files. A path that cannot hold a
-        store (a device, a folder, /proc) is a ``StoreError`` naming it.
+        store (a device, a folder, /proc) is a ``StoreError`` naming it, and so is a store
+        this user cannot write when opened to write (its file or folder read-only), before
+        anything is served from it. ``repairing`` is called now and then while a repair
+        runs (``run`` tells systemd to wait longer).
         """
         path = Path(path)
         _check_place(path)
@@ -216,6 +222,18 @@ class EventStore:
         if readonly and not present:
             raise StoreError(f"no event store at {str(path)!r}"
                              + (" (the file is empty)" if path.exists() else ""))
+        if not readonly:
+            _check_writable(path)
+        header = put_right_versions(path) if present and not readonly else None
+        store = cls._open(path, clock=clock, readonly=readonly, present=present,
+                          repairing=repairing)
+        if header is not None:
+            store.notes = (*store.notes, header)
+        return store
+
+    @classmethod
+    def _open(cls, path: Path, *, clock: Callable[[], float], readonly: bool, present: bool,
+              repairing: Callable[[], None] | None) -> EventStore:
         try:
             if present:
                 # The mark first: read after the rows, it could name a commit made meanwhile.
@@ -228,7 +246,7 @@ class EventStore:
                         raise StoreDamagedError(
                             f"event store {str(path)!r} is damaged{where}: {damage.reason} "
                             "(the device repairs it when it next starts)") from None
-                    return cls._repair(path, damage, mark, clock)
+                    return cls._repair(path, damage, mark, clock, repairing)
                 conn = connect(path, readonly=readonly)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -253,8 +271,9 @@ class EventStore:
 
     @classmethod
     def _repair(cls, path: Path, damage: Damage, mark: Mark | None,
-                clock: Callable[[], float]) -> EventStore:
-        recovery = repair_store(path, damage, mark, clock)
+                clock: Callable[[], float],
+                repairing: Callable[[], None] | None) -> EventStore:
+        recovery = repair_store(path, damage, mark, clock, repairing or _nothing)
         try:
             loaded = verified_rows(path, None)
         except Damage as damage:  # never expected: the fresh store is what salvage made
@@ -575,6 +594,23 @@ def _check_place(path: Path) -> None:
     if not stat.S_ISREG(mode):
         raise StoreError(f"event store path {text!r} is not a regular file (a device, "
                          "a pipe or a socket)")
+
+
+def _nothing() -> None:
+    """No one to tell that a repair is still going."""
+
+
+def _check_writable(path: Path) -> None:
+    """Refuses, naming it, a store this user cannot write: the file, its -wal, -shm or mark,
+    or the folder they are made in. Why here: SQLite opens such a file read-only without a
+    word, and the board's first change would fail instead of its start."""
+    folder = path.parent if path.parent.exists() else None
+    for place in [*(p for p in family(path) if p.exists()), *([folder] if folder else [])]:
+        if not os.access(place, os.W_OK):
+            what = "folder" if place.is_dir() else "file"
+            raise StoreError(f"event store {str(path)!r} is read-only for this user: the "
+                             f"{what} {str(place)!r} cannot be written (make it writable by "
+                             "the board's user, e.g. chown or chmod u+w, and start again)")
 
 
 def _store_error(path: Path, doing: str, exc: sqlite3.Error) -> StoreError:

@@ -23,7 +23,7 @@ import re
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +46,7 @@ from firmware.store.schema import (
     expected_schema,
     family,
     row_crc,
+    schema_version,
     undo_crc,
 )
 
@@ -172,10 +173,13 @@ def undo_chain(undos: list[Undo]) -> int:
 
 
 def repair_store(path: Path, damage: Damage, mark: Mark | None,
-                 clock: Callable[[], float]) -> Recovery:
+                 clock: Callable[[], float],
+                 repairing: Callable[[], None] = lambda: None) -> Recovery:
     """Moves a damaged store aside, untouched, and puts a fresh one in its place holding
-    every row worth keeping (``salvage``); returns what it did."""
-    salvaged = _salvage(path, mark, clock())
+    every row worth keeping (``salvage``); returns what it did. ``repairing`` is called at
+    its start and now and then as it goes (a long repair must not look like a hung start)."""
+    repairing()
+    salvaged = _salvage(path, mark, clock(), repairing)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(clock()))
     moved = path.with_name(f"{path.name}.damaged-{stamp}")
     n = 1
@@ -272,10 +276,7 @@ def _read_undo(values: tuple[Any, ...]) -> Undo | None:
 def _check_schema(conn: sqlite3.Connection, version: int) -> set[str]:
     """The store's tables, after checking each one the store knows is as it was created (a
     flipped bit in a name or a column is damage, not "no such column"); returns their names."""
-    found: dict[str, str] = {}
-    for name, sql in conn.execute("SELECT name, sql FROM sqlite_master"):
-        if isinstance(name, bytes) and isinstance(sql, bytes):
-            found[name.decode()] = sql.decode()
+    found = _schema_text(conn)
     for name, sql in expected_schema(version).items():
         if name in found and found[name] != sql:
             raise Damage(None, f"the schema of {name!r} is damaged")
@@ -286,6 +287,24 @@ def _check_schema(conn: sqlite3.Connection, version: int) -> set[str]:
     return set(found)
 
 
+def _schema_text(conn: sqlite3.Connection) -> dict[str, str]:
+    """The ``sqlite_master`` text of each table, index and view, by name (a reader's
+    bytes decoded: a name that is not UTF-8 raises, and is the schema's damage)."""
+    found: dict[str, str] = {}
+    for name, sql in conn.execute("SELECT name, sql FROM sqlite_master"):
+        if isinstance(name, bytes) and isinstance(sql, bytes):
+            found[name.decode()] = sql.decode()
+    return found
+
+
+def _version(conn: sqlite3.Connection) -> int:
+    """The store's schema version as its tables say (``schema_version``), its
+    ``user_version`` where they match no known version."""
+    number = conn.execute("PRAGMA user_version").fetchone()[0]
+    found = _schema_text(conn)
+    return schema_version(found, number) if found else number
+
+
 def verified_rows(path: Path, mark: Mark | None) -> Loaded:
     """Every row of an intact store, checked; raises ``Damage`` at the first problem."""
     rows: list[Row] = []
@@ -294,7 +313,7 @@ def verified_rows(path: Path, mark: Mark | None) -> Loaded:
     stale: frozenset[int] = frozenset()
     try:
         with closing(_reader(path)) as conn:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            version = _version(conn)
             if version > SCHEMA_VERSION:
                 raise StoreError(f"event store {str(path)!r} was written by a newer version "
                                  f"(schema {version}, this program knows {SCHEMA_VERSION})")
@@ -324,6 +343,7 @@ def verified_rows(path: Path, mark: Mark | None) -> Loaded:
         raise Damage(None, f"SQLite: {exc}") from None
     except (UnicodeDecodeError, ValueError) as exc:  # a name in the schema is not UTF-8
         raise Damage(None, f"the schema is damaged ({exc})") from None
+    _check_lost(rows, lost, mark)
     _check_mark(rows, lost, mark, undos if version >= 3 else None, len(undos))
     _check_replay(rows)
     return Loaded(rows, undos, lost, version, stale)
@@ -380,6 +400,32 @@ def _lost_ids(conn: sqlite3.Connection) -> frozenset[int]:
     if not all(isinstance(i, int) for i in ids):
         raise Damage(None, "the list of lost events is damaged")
     return frozenset(ids)
+
+
+def lost_bound(ids: Iterable[int], mark: Mark | None) -> int:
+    """The highest id a ``lost`` row may name: the last the mark acknowledged (a repair's
+    losses are all at or before it), or without a mark ``_SEARCH_PAST`` past the last row.
+
+    Why: the ``lost`` table has no checksum of its own, and one flipped bit there made an
+    id of 2**63-1 (every later append overflowed) or one far past the last event (the next
+    repair reported a hundred thousand losses that never were, minutes long).
+    """
+    if mark is not None:
+        return mark.last_id
+    return max(ids, default=0) + _SEARCH_PAST
+
+
+def _trusted_losses(earlier: list[LostEvent], bound: int) -> list[LostEvent]:
+    return [event for event in earlier if 0 < event.id <= bound]
+
+
+def _check_lost(rows: list[Row], lost: frozenset[int], mark: Mark | None) -> None:
+    """A ``lost`` row naming an id past ``lost_bound`` is damage (repair drops it)."""
+    bound = lost_bound((row.id for row in rows), mark)
+    wild = sorted(i for i in lost if not 0 < i <= bound)
+    if wild:
+        raise Damage(None, f"the list of lost events names event id {wild[0]}, past the "
+                           f"last one the store vouches for ({bound})")
 
 
 def _check_mark(rows: list[Row], lost: frozenset[int], mark: Mark | None,
@@ -444,12 +490,13 @@ class _Scan:
     version: int | None
 
 
-def _scan(path: Path, mark: Mark | None) -> _Scan:
+def _scan(path: Path, mark: Mark | None, repairing: Callable[[], None]) -> _Scan:
     """Every row of a damaged store that can still be read, through SQLite and then
     straight from the pages (``firmware.store.pages``); SQLite's reading wins for a row
     both find (it knows which copy is current)."""
     scan = _Scan({}, {}, mark.last_id if mark else 0, [], {}, None)
     _scan_sqlite(path, scan)
+    repairing()
     wal = path.with_name(path.name + "-wal")
     raw: dict[int, Row] = {}
     unmatched: list[tuple[Any, ...]] = []
@@ -467,8 +514,10 @@ def _scan(path: Path, mark: Mark | None) -> _Scan:
             undo = _read_undo((rowid, values[1], _real(values[2]), values[3]))
             if undo is not None:
                 scan.undos.setdefault(undo.id, undo)
+    repairing()
     for event_id, row in raw.items():
         scan.good.setdefault(event_id, row)
+    scan.earlier = _trusted_losses(scan.earlier, lost_bound(scan.good, mark))
     scan.known = max([scan.known, *scan.good, *(event.id for event in scan.earlier)])
     _rowids_put_right(scan, unmatched)
     # A damaged row's id is believed only right after the last id vouched for (a last row
@@ -480,6 +529,9 @@ def _scan(path: Path, mark: Mark | None) -> _Scan:
                 if i <= scan.known and i not in scan.good and i not in gone}
     return scan
 
+
+# How many rows a repair goes through between telling its caller it is still going.
+_TELL_EVERY = 500
 
 # A row whose checksum fails may have only its rowid damaged (the id is in the checksum):
 # it is tried under each id still missing, this many (id, row) pairs at most.
@@ -519,13 +571,19 @@ def _scan_sqlite(path: Path, scan: _Scan) -> None:
             # schema is "writable". On a read-only connection that changes nothing on disk.
             conn.execute("PRAGMA writable_schema = ON")
             scan.version = conn.execute("PRAGMA user_version").fetchone()[0]
+            try:
+                scan.version = _version(conn)
+            except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError):
+                pass  # a damaged schema: the number is all there is
             tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'events'").fetchall()
         except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError):
             return
         if not tables:  # no events were ever checkpointed into this file, or the name is hit
             return
         scan.earlier = _earlier_losses(conn)
-        limit = max([scan.known, *(event.id for event in scan.earlier)]) + _SEARCH_PAST
+        # An earlier loss counts only as far as the mark vouches (``_trusted_losses``).
+        limit = max([scan.known, *(e.id for e in scan.earlier if e.id <= scan.known)]) \
+            + _SEARCH_PAST
         after = 0
         while after <= limit:
             try:
@@ -624,7 +682,8 @@ def _salvage_undos(scan: _Scan, mark: Mark | None) -> tuple[dict[int, float], st
     return undone, problem
 
 
-def _salvage(path: Path, mark: Mark | None, now: float) -> _Salvaged:
+def _salvage(path: Path, mark: Mark | None, now: float,
+             repairing: Callable[[], None]) -> _Salvaged:
     """The rows of a damaged store worth keeping, and the events lost.
 
     Kept: every row whose checksum holds (undone rows as they are); one the engine no
@@ -633,7 +692,8 @@ def _salvage(path: Path, mark: Mark | None, now: float) -> _Salvaged:
     the mark or a row) that is not kept, with why; an earlier repair's losses come third
     and are not reported again.
     """
-    scan = _scan(path, mark)
+    scan = _scan(path, mark, repairing)
+    repairing()
     good, bad, known, earlier = scan.good, scan.bad, scan.known, scan.earlier
     undone, undo_problem = _salvage_undos(scan, mark)
     gone = {event.id for event in earlier}
@@ -642,6 +702,8 @@ def _salvage(path: Path, mark: Mark | None, now: float) -> _Salvaged:
     games: dict[int, Game] = {}
     place: dict[int, tuple[int, int]] = {}
     for event_id in sorted(good):
+        if event_id % _TELL_EVERY == 0:
+            repairing()
         row = good[event_id]
         row = Row(row.id, row.match, row.line, row.crc, row.at, undone.get(event_id))
         game = games.setdefault(row.match, Game())

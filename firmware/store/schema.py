@@ -26,7 +26,7 @@ from engine.game import Game
 
 __all__ = ["SCHEMA_VERSION", "StoreError", "StorageFull", "Row", "Undo", "row_crc",
            "undo_crc", "connect", "create_schema", "players_and_sides", "expected_schema",
-           "SUFFIXES", "family", "full_disk", "STORAGE_FULL"]
+           "SUFFIXES", "family", "full_disk", "STORAGE_FULL", "schema_version"]
 
 SCHEMA_VERSION = 3  # 2: the lost table; 3: undos as rows of their own, the derived digests
 
@@ -153,6 +153,21 @@ def expected_schema(version: int) -> Mapping[str, str]:
     return found
 
 
+def schema_version(found: Mapping[str, str], number: int) -> int:
+    """The version a store is: the known version whose tables, indexes and views ``found``
+    (name to ``sqlite_master`` text) holds exactly, else ``number`` (its ``user_version``).
+
+    Why: ``user_version`` is four bytes of the file's header no checksum covers, and one
+    flipped bit made a version 3 store read as version 2 (its undos migrated twice) or as a
+    "newer version" the board refused to start on. A schema that is exactly a known
+    version's is that version whatever the number says; opening puts the number right.
+    """
+    for version in (SCHEMA_VERSION, 2, 1):
+        if dict(found) == dict(expected_schema(version)):
+            return version
+    return number
+
+
 def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     uri = f"file:{quote(path.resolve().as_posix())}?mode={'ro' if readonly else 'rwc'}"
     conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
@@ -168,7 +183,10 @@ def players_and_sides(game: Game) -> tuple[str, str]:
 
 
 def create_schema(conn: sqlite3.Connection) -> None:
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    number = conn.execute("PRAGMA user_version").fetchone()[0]
+    found = {name: sql for name, sql in conn.execute("SELECT name, sql FROM sqlite_master")
+             if sql is not None}
+    version = schema_version(found, number) if found else number
     if version > SCHEMA_VERSION:
         raise StoreError(f"the event store was written by a newer version (schema {version}, "
                          f"this program knows {SCHEMA_VERSION})")
@@ -181,7 +199,7 @@ def create_schema(conn: sqlite3.Connection) -> None:
                 conn.execute(statement)
         if 0 < version < 3:
             _migrate_undos(conn)
-        if version < SCHEMA_VERSION:
+        if number != SCHEMA_VERSION:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:

@@ -1,0 +1,259 @@
+"""firmware.store: what a host does to a store (issue 60, item 2): a flipped write-version
+byte or ``user_version`` bit, a read-only file, a second ``run``, a huge ``lost`` id, and a
+long repair under systemd. Each leaves a board that starts and takes the next change."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from storekit import Clock
+
+from engine.simulate import simulate_game
+from firmware.commands.cli import main
+from firmware.store.eventstore import EventStore, StoreError
+from firmware.store.mark import mark_path
+
+NAMES = (["Ann", "Bob"], ["Cat", "Dan", "Eve"], ["Ann", "Bob"])
+REPO = Path(__file__).resolve().parents[1]
+
+
+def three_matches(folder: Path) -> dict[int, tuple[int, str, bool]]:
+    """Three whole matches (an undo in each), checkpointed into the db file and closed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(11)
+    with EventStore.open(folder / "s.db", clock=Clock()) as store:
+        for n, names in enumerate(NAMES):
+            game = simulate_game(rng, names)
+            (store.append if n == 0 else store.start_match)(game[0])
+            for i, event in enumerate(game[1:], start=1):
+                store.append(event)
+                if i == 10:
+                    store.undo()
+                    store.append(event)
+        truth = {e.id: (e.match, e.line, e.undone_at is not None)
+                 for m in (1, 2, 3) for e in store.events(m, include_undone=True)}
+    return truth
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    folder = tmp_path_factory.mktemp("mishaps")
+    return folder, three_matches(folder)
+
+
+def copy(pristine: tuple[Path, dict], to: Path) -> Path:
+    shutil.copytree(pristine[0], to)
+    return to / "s.db"
+
+
+def kept(store: EventStore) -> dict[int, tuple[int, str, bool]]:
+    return {e.id: (e.match, e.line, e.undone_at is not None)
+            for m in (1, 2, 3) for e in store.events(m, include_undone=True)}
+
+
+def takes_a_change(store: EventStore) -> int:
+    """Starts a fresh match and plays its first two events: the board's next changes."""
+    game = simulate_game(random.Random(99), ["Ann", "Bob"])
+    first = store.start_match(game[0]).id
+    assert store.append(game[1]).id == first + 1
+    return first
+
+
+def poke(path: Path, offset: int, data: bytes) -> None:
+    with open(path, "r+b") as file:
+        file.seek(offset)
+        file.write(data)
+
+
+@pytest.mark.parametrize("bit", range(8))
+def test_a_flipped_bit_in_the_write_version_byte_takes_the_next_change(
+        pristine: tuple[Path, dict], tmp_path: Path, bit: int) -> None:
+    path = copy(pristine, tmp_path / "s")
+    value = path.read_bytes()[18] ^ (1 << bit)
+    poke(path, 18, bytes([value]))
+    with EventStore.open(path, clock=Clock()) as store:
+        assert kept(store) == pristine[1]
+        assert takes_a_change(store) == max(pristine[1]) + 1
+    assert path.read_bytes()[18] in (1, 2)
+
+
+@pytest.mark.parametrize("bit", range(32))
+def test_a_flipped_user_version_bit_is_read_as_the_schema_it_has(
+        pristine: tuple[Path, dict], tmp_path: Path, bit: int) -> None:
+    """The schema's text says which version a store is; a version number that disagrees with
+    it is damage to the number, put right, never a "newer version" refusal."""
+    path = copy(pristine, tmp_path / "s")
+    with sqlite3.connect(path) as conn:
+        undos = conn.execute("SELECT count(*) FROM undos").fetchone()[0]
+    conn.close()
+    number = int.from_bytes(path.read_bytes()[60:64], "big") ^ (1 << bit)
+    poke(path, 60, number.to_bytes(4, "big"))
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is None or not store.recovery.lost
+        assert kept(store) == pristine[1]
+        takes_a_change(store)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert conn.execute("SELECT count(*) FROM undos").fetchone()[0] == undos
+    conn.close()
+
+
+def test_a_store_of_a_newer_schema_is_still_refused(pristine: tuple[Path, dict],
+                                                     tmp_path: Path) -> None:
+    path = copy(pristine, tmp_path / "s")
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE seats (id INTEGER PRIMARY KEY)")
+        conn.execute("PRAGMA user_version = 4")
+    conn.close()
+    with pytest.raises(StoreError, match="newer version"):
+        EventStore.open(path, clock=Clock())
+
+
+_AS_NOBODY = """
+import sys
+from firmware.store.eventstore import EventStore, StoreError
+try:
+    EventStore.open(sys.argv[1]).close()
+except StoreError as exc:
+    print(exc)
+    raise SystemExit(3)
+"""
+
+
+def test_a_read_only_store_file_is_refused_at_open_naming_the_file(
+        pristine: tuple[Path, dict]) -> None:
+    """Run as a user who owns the folder but not the file's write bit (root writes anyway,
+    so as root the test runs the open as nobody, in a folder nobody can reach)."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as folder:
+        os.chmod(folder, 0o755)
+        read_only_store(pristine, Path(folder))
+
+
+def read_only_store(pristine: tuple[Path, dict], tmp_path: Path) -> None:
+    path = copy(pristine, tmp_path / "s")
+    path.chmod(0o444)
+    user, python = None, sys.executable
+    if os.geteuid() == 0:  # the venv's interpreter may lie where nobody cannot read it
+        user, python = 65534, shutil.which("python3", path="/usr/bin") or sys.executable
+        for place in (tmp_path, path.parent):
+            os.chown(place, 65534, 65534)
+        for file in path.parent.iterdir():
+            os.chown(file, 65534, 65534)
+        tmp_path.chmod(0o755)
+    done = subprocess.run([python, "-c", _AS_NOBODY, str(path)], cwd=REPO,
+                          capture_output=True, text=True, user=user, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, check=False)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "read-only" in done.stdout and str(path) in done.stdout
+
+
+def test_doctor_checks_the_store_file_not_only_its_folder(tmp_path: Path) -> None:
+    from firmware.device.config import load_device_config
+    from firmware.doctor.checks import System, check_loaded
+
+    store = tmp_path / "events.sqlite3"
+    store.write_bytes(b"")
+    config_file = tmp_path / "device.toml"
+    config_file.write_text(f'[store]\npath = "{store}"\n')
+    config = load_device_config(config_file)
+    system = System(writable=lambda p: p != store)
+    faults = [f for f in check_loaded(config, system=system) if f.level == "fault"]
+    assert any("store" in str(f) and "read-only" in str(f) for f in faults), faults
+
+
+def test_a_second_run_on_one_store_is_refused_naming_the_first(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from firmware.store.lock import hold
+
+    store = tmp_path / "events.sqlite3"
+    assert main(["run", "--store", str(store), "--once"]) == 0
+    capsys.readouterr()
+    with hold(store):  # the first run, as it holds the store while it runs
+        assert main(["run", "--store", str(store), "--once"]) == 2
+        said = capsys.readouterr()
+        lines = [line for line in (said.out + said.err).splitlines() if "pid" in line]
+        assert len(lines) == 1 and f"pid {os.getpid()}" in lines[0], said
+    assert main(["run", "--store", str(store), "--once"]) == 0  # the first one stopped
+
+
+def test_the_lock_is_let_go_when_its_process_dies(tmp_path: Path) -> None:
+    from firmware.store.lock import StoreInUse, hold
+
+    store = tmp_path / "events.sqlite3"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from firmware.store.lock import hold\n"
+         "with hold(sys.argv[1]):\n print('held', flush=True); time.sleep(60)", str(store)],
+        cwd=REPO, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)})
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(StoreInUse, match=f"pid {holder.pid}"), hold(store):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with hold(store):
+        pass
+
+
+@pytest.mark.parametrize("lost_id", ["huge", "far"])
+def test_a_lost_id_no_mark_vouches_for_is_damage_not_a_next_id(
+        pristine: tuple[Path, dict], tmp_path: Path, lost_id: str) -> None:
+    path = copy(pristine, tmp_path / "s")
+    last = max(pristine[1])
+    bogus = 2**63 - 1 if lost_id == "huge" else last + 100_000
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO lost VALUES (?, '[[1, 1]]', 'missing', 1.0)", (bogus,))
+    conn.close()
+    with EventStore.open(path, clock=Clock()) as store:
+        assert kept(store) == pristine[1]
+        assert not (store.recovery and store.recovery.lost)
+        assert bogus not in {e.id for e in store.lost()}
+        assert takes_a_change(store) == last + 1
+
+
+def test_a_lost_id_is_checked_without_a_mark_too(pristine: tuple[Path, dict],
+                                                  tmp_path: Path) -> None:
+    path = copy(pristine, tmp_path / "s")
+    mark_path(path).unlink()
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO lost VALUES (?, '[[1, 1]]', 'missing', 1.0)", (2**63 - 1,))
+    conn.close()
+    with EventStore.open(path, clock=Clock()) as store:
+        assert takes_a_change(store) == max(pristine[1]) + 1
+
+
+def test_a_repair_keeps_telling_systemd_to_wait(pristine: tuple[Path, dict],
+                                                tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    path = copy(pristine, tmp_path / "s")
+    data = bytearray(path.read_bytes())
+    data[-100] ^= 0x10  # a row in the last page: a repair
+    path.write_bytes(bytes(data))
+    sock_path = tmp_path / "n.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(str(sock_path))
+        sock.settimeout(5)
+        monkeypatch.setenv("NOTIFY_SOCKET", str(sock_path))
+        assert main(["run", "--store", str(path), "--once"]) == 0
+        said = []
+        sock.settimeout(0.2)
+        try:
+            while True:
+                said.append(sock.recv(4096).decode())
+        except TimeoutError:
+            pass
+    assert "damaged" in capsys.readouterr().out
+    extends = [i for i, text in enumerate(said) if text.startswith("EXTEND_TIMEOUT_USEC=")]
+    ready = next(i for i, text in enumerate(said) if text.startswith("READY=1"))
+    assert extends and extends[0] < ready, said
