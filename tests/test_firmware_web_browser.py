@@ -215,7 +215,14 @@ def test_every_deal_misdeal_adjust_download_and_a_new_match_asked(
     device.play([Step()] * 3)
     dealer = device.store.game.turn
     expect(page.locator("#misdeal")).to_be_enabled()
+    count = len(device.lines())
+    page.locator("#misdeal").click()  # asked once, as a new match is: Cancel stores nothing
+    expect(page.locator("#confirm-text")).to_contain_text("Misdeal: ")
+    page.locator("#confirm-cancel").click()
+    assert len(device.lines()) == count
     page.locator("#misdeal").click()
+    expect(page.locator("#confirm-text")).to_contain_text("deals again, and the player on ")
+    page.locator("#confirm-ok").click()
     page.locator("#pin").fill(PIN)
     page.locator("#pin-ok").click()
     expect(page.locator("#toast")).to_contain_text(f"misdeal: {dealer} deals again")
