@@ -1,14 +1,27 @@
 """WS2812 strip on a Raspberry Pi 5 through the kernel's ws2812-pio-rp1 driver.
 
 The driver runs the WS2812 timing on the RP1's PIO and exposes the strip as
-a character device (``/dev/leds0``). A frame is written in one go from offset
-0, 4 bytes per LED in R, G, B, W order (W is ignored unless the overlay sets
-``rgbw``); the driver reorders for the strip itself and applies the overlay's
-brightness. Source: the driver's commit in the Raspberry Pi kernel,
-``misc: Add ws2812-pio-rp1 driver`` (71c5b5e9, 3 Dec 2024): "Write data to the
-/dev/* entry in a 4 bytes-per-pixel format in RGBW order: RR GG BB WW". The
-overlay's ``num_leds`` must be the layout's LED count (``install.sh --leds pio``
-writes it), so one frame is ``num_leds`` x 4 bytes.
+a character device (``/dev/leds0``). What this backend relies on, from the
+driver's own code (raspberrypi/linux ``drivers/misc/ws2812-pio-rp1.c``; the
+list with sources is ``docs/interfaces/ws2812-pio-rp1.md``, the stand-in
+``tests/standins/ws2812_pio_rp1.py``):
+
+- ``ws2812_pio_rp1_fops`` has ``open`` and ``write`` only: ``lseek`` fails with
+  ESPIPE, and ``ws2812_pio_rp1_write`` copies at the open file's own ``*ppos``
+  and advances it. A second frame on the same descriptor starts at
+  ``num_leds * 4`` and fails with ENOSPC. So each frame opens the device anew
+  (position 0) and closes it; nothing is kept open between frames.
+- A frame is ``num_leds`` x 4 bytes, R G B W per LED (W ignored unless the
+  overlay sets ``rgbw``); the driver sends them G R B (W).
+- Each byte goes out as ``ws2812_gamma[(v * brightness) / 255]`` unless the
+  brightness is 0 (``ws2812_apply_gamma``: ``if (!val || !brightness) return val``);
+  the overlay leaves it at 255, which would darken the renderer's faint levels
+  (1-21 -> 0) a second time after ``hardware.palette``. A write of exactly one
+  byte at position 0 sets the brightness (``if (!pos && count == 1)``), so opening
+  the strip writes one 0 byte: the driver then passes every byte through.
+  (``install.sh``'s ``dtoverlay`` line is left as it is: the 1-byte write covers
+  every config.txt, and a changed line would be added again beside the old one
+  by a re-run.)
 """
 
 from __future__ import annotations
@@ -22,9 +35,11 @@ import numpy.typing as npt
 
 from hardware.strip import SizedStrip, StripUnavailableError, check_frame
 
-__all__ = ["Pi5PioStrip", "encode_rgbw", "DEVICE"]
+__all__ = ["Pi5PioStrip", "encode_rgbw", "DEVICE", "PASS_THROUGH"]
 
 DEVICE = Path("/dev/leds0")
+#: The 1-byte write that sets the driver's brightness to 0: bytes pass its gamma untouched.
+PASS_THROUGH = bytes([0])
 
 
 def encode_rgbw(frame: npt.NDArray[np.uint8]) -> bytes:
@@ -48,12 +63,57 @@ class Pi5PioStrip(SizedStrip):
     def __init__(self, n: int, *, device: Path | str = DEVICE) -> None:
         self._n = n
         self._device = Path(device)
+        self._closed = False
+        self._write(PASS_THROUGH)
+
+    def show(self, frame: npt.NDArray[np.uint8]) -> None:
+        if self._closed:
+            raise ValueError(f"strip {str(self._device)!r} is closed")
+        self._write(encode_rgbw(check_frame(frame, self._n)))
+
+    def close(self) -> None:
+        if self._closed:
+            return
         try:
-            self._fd: int | None = os.open(self._device, os.O_WRONLY)
+            self.show(np.zeros((self._n, 3), dtype=np.uint8))
+        finally:
+            self._closed = True
+
+    def _write(self, data: bytes) -> None:
+        """Writes ``data`` from position 0 on a descriptor of its own, then closes it.
+
+        The driver's ``write()`` continues at the open file's position and it has no
+        ``llseek``, so a fresh open is the only way back to 0. A short write would
+        go on from where it stopped, as the driver's ``*ppos`` does.
+        """
+        fd = self._open()
+        try:
+            view = memoryview(data)
+            while view:
+                try:
+                    written = os.write(fd, view)
+                except OSError as exc:
+                    if exc.errno in (errno.ENOSPC, errno.EFBIG):
+                        raise StripUnavailableError(
+                            "pi5_pio", f"{str(self._device)!r} holds fewer than {self._n} LEDs "
+                            f"({exc.strerror}): set num_leds={self._n} in the "
+                            f"'dtoverlay=ws2812-pio,gpio=18,num_leds={self._n}' line of "
+                            "/boot/firmware/config.txt and reboot") from exc
+                    raise
+                if written <= 0:
+                    raise StripUnavailableError(
+                        "pi5_pio", f"{str(self._device)!r} took no bytes of a frame")
+                view = view[written:]
+        finally:
+            os.close(fd)
+
+    def _open(self) -> int:
+        try:
+            return os.open(self._device, os.O_WRONLY)
         except FileNotFoundError as exc:
             raise StripUnavailableError(
                 "pi5_pio",
-                f"no {str(self._device)!r}: add 'dtoverlay=ws2812-pio,gpio=18,num_leds={n}' "
+                f"no {str(self._device)!r}: add 'dtoverlay=ws2812-pio,gpio=18,num_leds={self._n}' "
                 "to /boot/firmware/config.txt and reboot (Pi 5 only)",
             ) from exc
         except PermissionError as exc:
@@ -62,24 +122,3 @@ class Pi5PioStrip(SizedStrip):
                 "systemd/99-cribbage-board-leds.rules (systemd/install.sh --leds pio) and join "
                 "the group leds"
             ) from exc
-
-
-    def show(self, frame: npt.NDArray[np.uint8]) -> None:
-        if self._fd is None:
-            raise ValueError(f"strip {str(self._device)!r} is closed")
-        data = encode_rgbw(check_frame(frame, self._n))
-        try:
-            os.lseek(self._fd, 0, os.SEEK_SET)
-        except OSError as exc:
-            if exc.errno != errno.ESPIPE:  # a device without seek starts each write at 0
-                raise
-        os.write(self._fd, data)
-
-    def close(self) -> None:
-        if self._fd is None:
-            return
-        try:
-            self.show(np.zeros((self._n, 3), dtype=np.uint8))
-        finally:
-            os.close(self._fd)
-            self._fd = None
