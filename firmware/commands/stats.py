@@ -41,7 +41,8 @@ def run_stats(args: argparse.Namespace) -> int:
 
     since = None if args.since is None else parse_moment(args.since, what="--since")
     until = None if args.until is None else parse_moment(args.until, what="--until")
-    stats = read_stats(store_path(args.store, args.config), player=args.player, since=since, until=until)
+    stats = read_stats(store_path(args.store, args.config), player=args.player, since=since,
+                       until=until)
     if args.json:
         print_json(stats)
         return 0

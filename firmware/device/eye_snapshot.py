@@ -54,7 +54,7 @@ def eye_table(game: Game, rev: str, *, seats: Sequence[str], players: Sequence[s
     return EyeTable(rev, expected, laid, seating, game.starter)
 
 
-def named_by_hand_in(zone: str, place: str | None, game: Game, tracker: Any,
+def named_by_hand_in(zone: str | None, place: str | None, game: Game, tracker: Any,
                      detections: Sequence[Any]) -> bool:
     """Whether the cards the camera sees but cannot read in ``zone`` (``place`` on the page)
     are all ones the game already holds there because a player named them by hand: the game

@@ -6,7 +6,8 @@ checks what a phone asks for and turns it into the same table inputs the
 buttons and the camera produce, ``server`` is the Starlette app and the
 uvicorn thread, ``address`` decides which addresses and names count as the
 local network, ``settings`` keeps the players and rules chosen on the phone
-across restarts, ``camera_eye`` makes the camera's view of the table off the loop's thread
-and ``eye_picture`` draws it. Only ``server`` imports the web framework, so the loop and
-the config use the rest without it.
+across restarts, ``camera_eye`` makes the camera's view of the table off the loop's thread,
+``eye_picture`` draws it and ``eye_view`` holds the values both read (the maker loads the
+drawing; the drawing never imports the maker). Only ``server`` imports the web framework, so
+the loop and the config use the rest without it.
 """

@@ -23,7 +23,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from firmware.web.camera_eye import EyeView, Outline, marks, point_inside
+from firmware.web.eye_view import EyeView, Outline, marks, point_inside
 from vision.live.zones import centroid
 
 __all__ = ["draw_eye", "PHONE_WIDTH", "QUALITY", "READ", "UNREAD", "EXPECTED", "ZONE"]
