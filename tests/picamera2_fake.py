@@ -16,6 +16,36 @@ picamera2 0.3.38's source (PyPI sdist, ``picamera2/picamera2.py``), not from our
   a YUV420 array is ``(h * 3 / 2, stride)``, the luminance plane first.
 
 The Camera Module 3 (imx708) modes are the ones picamera2's ``sensor_modes`` lists for it.
+
+Controls and the motorised lens (docs/interfaces/picamera2-libcamera.md lists each fact with
+its source):
+
+- ``camera_controls``: ``{name: (min, max, default)}`` from libcamera's ``ControlInfo``
+  (picamera2.py ``camera_controls``); an enum's min and max are its first and last value and
+  its default the first where none is given (libcamera ``controls.cpp``,
+  ``ControlInfo(Span<const ControlValue> values, def)``). The AF controls and
+  ``LensPosition`` are listed only for a camera with a lens driver (``ipa_base.cpp``
+  ``configure``: ``if (lensPresent_) ctrlMap.merge(ipaAfControls)``), ``LensPosition``'s
+  range being the tuning file's lens map (``af.cpp`` ``getLensLimits``; imx708.json
+  ``"map": [0.0, 445, 15.0, 925]``, default ``ranges.normal.default`` 1.0).
+- ``set_controls``: a name the camera does not list raises
+  ``RuntimeError("Control X is not advertied by libcamera")`` (picamera2 ``controls.py``
+  ``Controls.__setattr__``, its spelling); a float for an int32 control (the Af enums) cannot
+  be cast (libcamera ``py_helpers.cpp`` ``pyToControlValue``: ``ob.cast<int32_t>()``, which
+  pybind11 refuses for a float) and raises ``RuntimeError``.
+- What the Raspberry Pi IPA does with them (``ipa_base.cpp`` ``applyControls``, ``af.cpp``):
+  ``AfMode`` first, an unknown value logged and ignored; ``LensPosition`` obeyed only in
+  ``AfModeManual`` and clamped to the lens map, never refused; ``AfTrigger`` start scans
+  only in ``AfModeAuto`` and is ignored in manual and continuous; continuous mode moves the
+  lens by itself. Controls set before ``start`` apply at start; at the first start without a
+  position the lens goes to the default (``IpaBase::start``).
+- ``autofocus_cycle``: ``set_controls({"AfMode": Auto, "AfTrigger": Start})`` then waits for
+  ``AfState`` Scanning, then Focused, Failed or Idle; True when Focused (picamera2.py
+  ``autofocus_cycle``). ``AfState``: Idle 0, Scanning 1, Focused 2, Failed 3
+  (``control_ids_core.yaml``).
+
+The lens is drawn: a frame is blurred by how far ``LensPosition`` is from the table's
+distance (``table_m``), so a lens focused wrongly gives soft frames.
 """
 
 from __future__ import annotations
@@ -41,6 +71,28 @@ IMX708_MODES: tuple[dict[str, Any], ...] = (
 )
 Scene = Callable[[int, int], np.ndarray]
 
+# libcamera control_ids_core.yaml: AfMode, AfTrigger and AfState values.
+AF_MANUAL, AF_AUTO, AF_CONTINUOUS = 0, 1, 2
+AF_TRIGGER_START, AF_TRIGGER_CANCEL = 0, 1
+AF_IDLE, AF_SCANNING, AF_FOCUSED, AF_FAILED = 0, 1, 2, 3
+# imx708.json's rpi.af lens map spans 0 to 15 dioptres; ranges.normal.default is 1.0.
+IMX708_LENS = (0.0, 15.0, 1.0)
+# ipa_base.cpp's ipaControls / ipaColourControls (a few) and ipaAfControls: (min, max, default).
+BASE_CONTROLS: dict[str, tuple[Any, Any, Any]] = {
+    "AeEnable": (False, True, None), "AwbEnable": (False, True, None),
+    "Brightness": (-1.0, 1.0, 0.0), "Contrast": (0.0, 32.0, 1.0),
+    "Saturation": (0.0, 32.0, 1.0), "Sharpness": (0.0, 16.0, 1.0),
+    "ColourGains": (0.0, 32.0, None),
+}
+AF_CONTROLS: dict[str, tuple[Any, Any, Any]] = {
+    "AfMode": (0, 2, 0), "AfRange": (0, 2, 0), "AfSpeed": (0, 1, 0), "AfMetering": (0, 1, 0),
+    "AfTrigger": (0, 1, 0), "AfPause": (0, 2, 0), "LensPosition": IMX708_LENS,
+}
+INT_CONTROLS = frozenset({"AfMode", "AfRange", "AfSpeed", "AfMetering", "AfTrigger", "AfPause"})
+# How soft a frame is per dioptre the lens is off the table: Gaussian sigma in sensor pixels
+# (a lens set for 1 m over a table at 0.8 m, 0.25 dioptres off, blurs by 2 sensor pixels).
+BLUR_PX_PER_DIOPTRE = 8.0
+
 
 def plain_scene(width: int, height: int) -> np.ndarray:
     """A dark green cloth (RGB)."""
@@ -56,9 +108,21 @@ class FakePicamera2:
 
     sensor_format = "SRGGB10_CSI2P"
 
-    def __init__(self, platform: str = VC4, scene: Scene = plain_scene) -> None:
+    def __init__(self, platform: str = VC4, scene: Scene = plain_scene, *,
+                 autofocus: bool = True, table_m: float = 0.9, focusable: bool = True) -> None:
         self.platform = platform
         self.scene = scene
+        # The lens: a motor (a Camera Module 3) or none (an HQ or fixed-focus camera); the
+        # table's distance, which autofocus finds unless the view has nothing to focus on.
+        self.autofocus = autofocus
+        self.table_m = table_m
+        self.focusable = focusable
+        self.af_mode = AF_MANUAL
+        self.af_state = AF_IDLE
+        self.lens: float | None = None  # LensPosition, dioptres; None until the first start
+        self.controls_log: list[dict[str, Any]] = []
+        self._pending: dict[str, Any] = {}
+        self._ever_started = False
         self.camera_config: dict[str, Any] | None = None
         self.sensor_mode: dict[str, Any] | None = None
         self.started = False
@@ -69,6 +133,66 @@ class FakePicamera2:
     @property
     def camera_properties(self) -> dict[str, Any]:
         return {"Model": "imx708", "PixelArraySize": IMX708_ARRAY, "ColorFilterArrangement": 0}
+
+    @property
+    def camera_controls(self) -> dict[str, tuple[Any, Any, Any]]:
+        return {**BASE_CONTROLS, **(AF_CONTROLS if self.autofocus else {})}
+
+    # -- controls.py: set_controls; ipa_base.cpp applyControls; af.cpp ----------------
+
+    def set_controls(self, controls: dict[str, Any]) -> None:
+        known = self.camera_controls
+        for name, value in controls.items():
+            if name not in known:
+                raise RuntimeError(f"Control {name} is not advertied by libcamera")
+            if name in INT_CONTROLS and isinstance(value, float):
+                raise RuntimeError("Unable to cast Python instance of type <class 'float'> to "
+                                   "C++ type 'int'")
+        self.controls_log.append(dict(controls))
+        if self.started:
+            self._apply(controls)
+        else:  # picamera2 hands them to camera.start()
+            self._pending.update(controls)
+
+    def _apply(self, controls: dict[str, Any]) -> None:
+        if "AfMode" in controls and controls["AfMode"] in (AF_MANUAL, AF_AUTO, AF_CONTINUOUS):
+            self.af_mode = int(controls["AfMode"])  # else: "AF mode N not recognised", ignored
+            self.af_state = AF_IDLE
+            if self.af_mode == AF_CONTINUOUS:
+                self.af_state = AF_SCANNING
+        if "LensPosition" in controls and self.af_mode == AF_MANUAL:
+            low, high, _ = IMX708_LENS
+            self.lens = min(max(float(controls["LensPosition"]), low), high)
+        if controls.get("AfTrigger") == AF_TRIGGER_START and self.af_mode == AF_AUTO \
+                and self.af_state != AF_SCANNING:
+            self.af_state = AF_SCANNING
+
+    def _next_frame(self) -> None:
+        """A frame passes: a scan under way ends, on the table or failed."""
+        if self.af_state == AF_SCANNING:
+            if self.focusable:
+                self.lens, self.af_state = 1.0 / self.table_m, AF_FOCUSED
+            else:
+                self.af_state = AF_FAILED
+
+    def capture_metadata(self) -> dict[str, Any]:
+        if not self.started:
+            raise RuntimeError("Camera is not running")  # picamera2 would wait for ever
+        self._next_frame()
+        if not self.autofocus:
+            return {"SensorTimestamp": 0}
+        return {"SensorTimestamp": 0, "AfState": self.af_state, "AfPauseState": 0,
+                "LensPosition": self.lens}
+
+    def autofocus_cycle(self, wait: bool | None = None, signal_function: Any = None) -> bool:
+        self.set_controls({"AfMode": AF_AUTO, "AfTrigger": AF_TRIGGER_START})
+        if not self.started:
+            raise RuntimeError("Camera is not running")  # picamera2 would wait for ever
+        states = [self.af_state]
+        self._next_frame()
+        states.append(self.af_state)
+        assert states[0] == AF_SCANNING, "the scan never started"
+        return states[-1] == AF_FOCUSED
 
     @property
     def sensor_modes(self) -> list[dict[str, Any]]:
@@ -196,6 +320,12 @@ class FakePicamera2:
         if self.camera_config is None:
             raise RuntimeError("Camera has not been configured")
         self.started = True
+        if self.autofocus:
+            if not self._ever_started and "LensPosition" not in self._pending:
+                self.lens = IMX708_LENS[2]  # IpaBase::start: the default position, once
+            self._ever_started = True
+            self._apply(self._pending)
+        self._pending = {}
 
     # -- request.py: the arrays ------------------------------------------------------
 
@@ -203,17 +333,27 @@ class FakePicamera2:
         """What the sensor mode sees, scaled to a stream's size (RGB); drawn once per size."""
         assert self.sensor_mode is not None
         x, y, w, h = self.sensor_mode["crop_limits"]
-        key = (x, y, w, h, width, height)
+        sigma = self.defocus_px * width / w
+        key = (x, y, w, h, width, height, round(sigma, 2))
         if key not in self._views:
             full = self.scene(*IMX708_ARRAY)
-            self._views[key] = cv2.resize(full[y:y + h, x:x + w], (width, height),
-                                          interpolation=cv2.INTER_AREA)
+            view = cv2.resize(full[y:y + h, x:x + w], (width, height),
+                              interpolation=cv2.INTER_AREA)
+            self._views[key] = view if sigma < 0.3 else cv2.GaussianBlur(view, (0, 0), sigma)
         return self._views[key]
+
+    @property
+    def defocus_px(self) -> float:
+        """How soft the lens draws the table, as a blur in sensor pixels (0: in focus)."""
+        if not self.autofocus or self.lens is None:
+            return 0.0
+        return BLUR_PX_PER_DIOPTRE * abs(self.lens - 1.0 / self.table_m)
 
     def capture_arrays(self, names: list[str]) -> tuple[list[np.ndarray], dict[str, Any]]:
         if not self.started or self.camera_config is None:
             raise RuntimeError("Camera is not running")
         time.sleep(0.02)  # a frame's time: the source's reading thread waits for each
+        self._next_frame()
         arrays = []
         for name in names:
             stream = self.camera_config[name]

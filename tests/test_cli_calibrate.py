@@ -238,3 +238,72 @@ def test_calibrate_prints_the_link_to_the_camera_view_unless_the_page_is_off(
     config.write_text(CONFIG.replace("[voice]", "[web]\nenabled = false\n\n[voice]"))
     assert main(["calibrate", "--config", str(config), "--image", str(image)]) == 0
     assert "/eye" not in capsys.readouterr().out
+
+
+# -- calibrate --check: the focus set, and each area in view ------------------------------------
+
+
+def test_check_names_the_area_out_of_view(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    image, _ = marker_frame(tmp_path, default_markers(PLAYERS))
+    # The camera turned or too low: Ann's edge of the table (her ace of clubs at y 518-670,
+    # her calibrated seat below y 480) falls outside a 500-row frame.
+    whole = cv2.imread(str(image))
+    assert whole is not None
+    cv2.imwrite(str(image), whole[:500])
+    assert main(["calibrate", "--check", "--config", str(config), "--image", str(image)]) == 0
+    out = capsys.readouterr().out
+    assert ("out of view: Ann's area: only 8% of its zone ([zones]) is in the frame; its marker "
+            "card AC is not in view; aim or raise the camera until it is in the frame") in out
+    assert "Bob's area" not in out and "starter's area" not in out
+    assert main(["calibrate", "--check", "--config", str(config), "--image", str(image),
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert {"frame", "cards", "card_px", "index_px", "verdict", "advice", "good_card_px",
+            "min_card_px", "view"} <= set(result)  # the keys it had, kept
+    assert result["focus"] is None  # an image file: no camera set a focus
+    assert [(a["area"], a["in_view"]) for a in result["areas"]] == [
+        ("Ann", False), ("Bob", True), ("starter", True), ("crib", True)]
+
+
+def test_check_says_every_area_is_in_view(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    config, image = page_config_and_frame(tmp_path)
+    assert main(["calibrate", "--check", "--config", str(config), "--image", str(image)]) == 0
+    assert "areas in view: Ann, Bob, starter, crib\n" in capsys.readouterr().out
+
+
+def test_check_says_the_focus_a_camera_module_3_set(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from picamera2_fake import FakePicamera2
+
+    from vision.live import sources
+
+    drawn = cv2.imread(str(marker_frame(tmp_path, default_markers(PLAYERS))[0]))
+    assert drawn is not None
+
+    def table(width: int, height: int) -> np.ndarray:
+        return cv2.cvtColor(cv2.resize(drawn, (width, height)), cv2.COLOR_BGR2RGB)
+
+    cameras: list[FakePicamera2] = []
+
+    def picamera2(**options: object) -> sources.Picamera2Source:
+        cameras.append(FakePicamera2(scene=table, table_m=0.9))
+        return sources.Picamera2Source(camera_factory=lambda: cameras[-1], **options)  # type: ignore[arg-type]
+
+    monkeypatch.setitem(sources.SOURCES, "picamera2", picamera2)
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG.replace('source = "opencv"', 'source = "picamera2"\nmount_cm = 90'))
+    assert main(["calibrate", "--check", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert ("focus: set for the mount, 0.90 m (LensPosition 1.11 dioptres), from [camera] "
+            "mount_cm = 90\n") in out
+    assert "turn the lens" not in out
+    assert main(["calibrate", "--check", "--config", str(config), "--json"]) == 0
+    focus = json.loads(capsys.readouterr().out)["focus"]
+    assert focus["kind"] == "manual" and focus["distance_m"] == 0.9
+    assert focus["lens_position"] == pytest.approx(1 / 0.9) and focus["mount_cm"] == 90
+    assert cameras[-1].defocus_px < 0.01

@@ -17,6 +17,7 @@ from vision.live.camera_check import (
     card_size,
     check_camera,
 )
+from vision.live.zones import areas_in_view, default_markers
 
 
 def card(x: float, y: float, h: float) -> list[tuple[float, float]]:
@@ -85,3 +86,45 @@ def test_calibrate_check_refuses_a_mounting_height_below_zero(tmp_path: Path,
     cv2.imwrite(str(image), np.full((720, 1280, 3), 90, np.uint8))
     assert main(["calibrate", "--check", "--image", str(image), "--mount-cm", "-3"]) == 2
     assert "mounting height -3.0 cm: expected a positive number" in capsys.readouterr().err
+
+
+# -- vision.live.zones.areas_in_view: is each player's area in the camera's view -------------
+
+
+def _square(x: float, y: float, side: float = 60) -> list[tuple[float, float]]:
+    return [(x, y), (x + side, y), (x + side, y + side * 1.4), (x, y + side * 1.4)]
+
+
+MARKERS = default_markers(["Ann", "Bob"])
+SIZE = (1280, 720)
+
+
+def test_a_zone_wholly_or_partly_outside_the_frame_is_named() -> None:
+    zones = {"Ann": [(0, 800), (1280, 800), (1280, 960), (0, 960)],  # below the frame
+             "Bob": [(0, 600), (1280, 600), (1280, 840), (0, 840)],  # half in it
+             "starter": [(500, 300), (700, 300), (700, 420), (500, 420)]}
+    views = {v.area: v for v in areas_in_view(SIZE, MARKERS, {}, zones=zones)}
+    assert views["Ann"].in_view is False
+    assert views["Ann"].why == "its zone ([zones]) lies outside the frame"
+    assert views["Bob"].in_view is False and views["Bob"].why.startswith("only 50% of its zone")
+    assert views["starter"].in_view is True
+    assert views["crib"].in_view is None  # no zone, no markers: nothing says
+
+
+def test_laid_markers_must_each_be_seen_whole() -> None:
+    found = {MARKERS["Ann"]: _square(600, 600), MARKERS["Bob"]: _square(600, 40),
+             MARKERS["starter"]: _square(1250, 300)}  # its right side beyond the frame
+    views = {v.area: v for v in areas_in_view(SIZE, MARKERS, found)}
+    assert [views[a].in_view for a in ("Ann", "Bob")] == [True, True]
+    assert views["starter"].why == "its marker card KH is cut by the frame's edge"
+    assert views["crib"].in_view is False
+    assert views["crib"].why == "its marker card KS is not in view"
+    # A card in view that was read as no card may be the crib's king: not judged.
+    unsure = {v.area: v for v in areas_in_view(SIZE, MARKERS, found, unread=1)}
+    assert unsure["crib"].in_view is None and "was not read" in unsure["crib"].why
+
+
+def test_one_marker_card_is_not_a_laid_out_table() -> None:
+    # A single ace of clubs among the cards played says nothing of the other areas.
+    views = areas_in_view(SIZE, MARKERS, {MARKERS["Ann"]: _square(600, 600)})
+    assert [v.in_view for v in views] == [None] * 4

@@ -20,6 +20,7 @@ from hardware.layout import per_side_tracks
 from hardware.render import Renderer
 from hardware.strips.simulator import SimulatorStrip
 from vision.live.focus_watch import FocusWatch, focus_state
+from vision.live.lens import LensFocus
 from vision.live.sources import Frame
 from vision.recognise.detection import CameraRecogniser
 from vision.recognise.focus import SHARPEN_BELOW, SHARPEN_FROM, FocusMeter
@@ -139,4 +140,73 @@ def test_the_device_tells_the_players_and_the_page(
     assert len(camera) == 2
     assert camera[0].startswith("camera out of focus") and camera[1] == "camera in focus again"
     assert page()["feedback"][0] == {"kind": "notice", "text": "camera in focus again"}
+    store.close()
+
+
+class MotorLens:
+    """A Camera Module 3's lens as the watch sees it (``vision.live.lens.Lens``)."""
+
+    def __init__(self) -> None:
+        self.scans = 0
+        self.focus = LensFocus("autofocus", 1.0)
+
+    def refocus(self) -> str:
+        self.scans += 1
+        return "refocusing the camera: one autofocus scan, then held"
+
+
+def test_a_motorised_lens_is_refocused_when_soft_not_turned(
+        frames: dict[str, np.ndarray]) -> None:
+    lens = MotorLens()
+    watch, meter = FocusWatch(readings=3, lens=lens), FocusMeter(every=1)
+    soft, sharp = frames["soft"], frames["sharp"]
+    said = watch_over(watch, meter, [soft, soft, soft, soft, soft])
+    assert lens.scans == 1  # once per soft spell, after three soft measures
+    assert said[:2] == [None, None] and said[3:] == [None, None]
+    assert said[2] is not None and said[2].startswith("camera soft (blur ")
+    assert said[2].endswith("refocusing the camera: one autofocus scan, then held")
+    watch_over(watch, meter, [sharp, soft, soft, soft])
+    assert lens.scans == 2  # a new spell, a new scan
+
+
+def test_out_of_focus_on_a_motorised_lens_says_what_the_board_did(
+        frames: dict[str, np.ndarray]) -> None:
+    lens = MotorLens()
+    watch, meter = FocusWatch(readings=3, lens=lens), FocusMeter(every=1)
+    out, sharp = frames["out"], frames["sharp"]
+    said = [s for s in watch_over(watch, meter, [out] * 5) if s is not None]
+    assert len(said) == 1 and lens.scans == 1
+    assert said[0].startswith("camera out of focus (blur ")
+    assert "refocusing the camera: one autofocus scan" in said[0]
+    assert "turn the lens" not in said[0] and "by hand" in said[0]
+    back = [s for s in watch_over(watch, meter, [sharp] * 3) if s is not None]
+    assert back == ["camera in focus again (focus: autofocus found the table at 1.00 m "
+                    "(LensPosition 1.00 dioptres), held there)"]
+
+
+class FilmedCM3(FilmedCamera):
+    """``FilmedCamera`` with a Camera Module 3's lens, as ``Picamera2Source.lens`` gives."""
+
+    def __init__(self, clock: SteppedClock, images: list[np.ndarray]) -> None:
+        super().__init__(clock, images)
+        self.lens = MotorLens()
+
+
+def test_the_device_refocuses_a_camera_module_3_instead_of_asking_for_a_turn(
+        tmp_path: Path, frames: dict[str, np.ndarray]) -> None:
+    clock = SteppedClock()
+    store = EventStore.open(tmp_path / "events.sqlite3", clock=clock)
+    layout = per_side_tracks(3)
+    said = list[Feedback]()
+    camera = FilmedCM3(clock, [frames["sharp"]] * 2 + [frames["out"]] * 3)
+    loop = DeviceLoop(store=store, flow=TableFlow(("Ann", "Bob")), strip=SimulatorStrip(layout),
+                      renderer=Renderer(layout), clock=clock, source=camera,
+                      recognise=CameraRecogniser(every=1), tracker=ScriptedTracker(),
+                      on_feedback=said.append)
+    loop.start()
+    for _ in range(5):
+        loop.step()
+    told = [f.text for f in said if f.text.startswith("camera out of focus")]
+    assert len(told) == 1 and camera.lens.scans == 1
+    assert "refocusing the camera" in told[0] and "turn the lens" not in told[0]
     store.close()

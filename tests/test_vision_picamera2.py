@@ -11,7 +11,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
-from picamera2_fake import IMX708_ARRAY, PISP, VC4, FakePicamera2
+from picamera2_fake import AF_CONTINUOUS, AF_MANUAL, IMX708_ARRAY, PISP, VC4, FakePicamera2
 
 from vision.live.sources import Picamera2Source, SourceError, full_view_mode
 
@@ -136,3 +136,146 @@ def test_the_fake_takes_rgb_lores_on_a_pi5_and_refuses_bad_keys() -> None:
         camera.create_preview_configuration(main={"fps": 30})
     with pytest.raises(RuntimeError, match="Unexpected keys"):
         camera.configure({**camera.create_preview_configuration(), "sensor": {"mode": 1}})
+
+
+# -- the controls and the Camera Module 3's lens ------------------------------------------------
+
+
+def test_the_fake_lists_controls_as_picamera2_does_with_and_without_a_lens() -> None:
+    cm3, hq = FakePicamera2(), FakePicamera2(autofocus=False)
+    assert cm3.camera_controls["LensPosition"] == (0.0, 15.0, 1.0)  # imx708's lens map
+    assert cm3.camera_controls["AfMode"] == (0, 2, 0)
+    assert "AfMode" not in hq.camera_controls and "LensPosition" not in hq.camera_controls
+    hq.configure(hq.create_preview_configuration())
+    hq.start()
+    with pytest.raises(RuntimeError, match="Control AfMode is not advertied by libcamera"):
+        hq.autofocus_cycle()
+    assert "LensPosition" not in hq.capture_metadata()
+
+
+@pytest.mark.parametrize(("controls", "message"), [
+    ({"LensPos": 1.0}, "Control LensPos is not advertied by libcamera"),
+    ({"FocusDistance": 0.9}, "Control FocusDistance is not advertied by libcamera"),
+    ({"AfMode": 0.0}, "Unable to cast"),
+])
+def test_the_fake_refuses_what_picamera2_and_libcamera_refuse(
+        controls: dict[str, Any], message: str) -> None:
+    camera = FakePicamera2()
+    with pytest.raises(RuntimeError, match=message):
+        camera.set_controls(controls)
+
+
+def started(camera: FakePicamera2) -> FakePicamera2:
+    camera.configure(camera.create_preview_configuration())
+    camera.start()
+    return camera
+
+
+def test_lens_position_is_dioptres_clamped_to_the_lens_and_obeyed_only_in_manual() -> None:
+    camera = started(FakePicamera2(table_m=0.9))
+    assert camera.lens == 1.0 and camera.af_mode == AF_MANUAL  # libcamera's start position
+    camera.set_controls({"AfMode": AF_MANUAL, "LensPosition": 90.0})  # centimetres, by mistake
+    assert camera.lens == 15.0  # clamped, not refused: focused at 6.7 cm
+    assert camera.defocus_px > 100
+    camera.set_controls({"AfMode": AF_CONTINUOUS})
+    camera.set_controls({"LensPosition": 1.0 / 0.9})  # ignored outside manual mode
+    assert camera.lens == 15.0
+    camera.capture_metadata()  # continuous AF moves the lens by itself
+    assert camera.lens == pytest.approx(1 / 0.9)
+    camera.set_controls({"AfMode": 7})  # "AF mode 7 not recognised": ignored
+    assert camera.af_mode == AF_CONTINUOUS
+
+
+def test_af_trigger_scans_only_in_auto_mode() -> None:
+    camera = started(FakePicamera2(table_m=0.8))
+    camera.set_controls({"AfTrigger": 0})  # manual mode: ignored
+    assert camera.capture_metadata()["AfState"] == 0 and camera.lens == 1.0
+    assert camera.autofocus_cycle() is True
+    assert camera.lens == pytest.approx(1.25) and camera.af_mode == 1
+    blank = started(FakePicamera2(focusable=False))
+    assert blank.autofocus_cycle() is False and blank.capture_metadata()["AfState"] == 3
+
+
+def test_a_known_mount_sets_manual_focus_in_dioptres() -> None:
+    camera = FakePicamera2(table_m=0.9)
+    source = open_source(camera, size=(1280, 720), mount_cm=90)
+    try:
+        assert camera.af_mode == AF_MANUAL
+        assert camera.lens == pytest.approx(1 / 0.9)  # not 90, not 0.9
+        assert camera.defocus_px < 0.01
+        assert camera.controls_log == [{"AfMode": 0, "LensPosition": pytest.approx(1 / 0.9)}]
+        assert source.focus.kind == "manual" and source.focus.distance_m == pytest.approx(0.9)
+        assert "0.90 m" in source.focus.words and "turn the lens" not in source.focus.words
+        assert source.lens is source
+    finally:
+        source.close()
+
+
+def test_a_mount_nearer_than_the_lens_focuses_is_clamped_and_said() -> None:
+    camera = FakePicamera2(table_m=0.05)
+    source = open_source(camera, mount_cm=5)
+    try:
+        assert camera.lens == 15.0 and source.focus.clamped
+        assert "the nearest the lens focuses" in source.focus.words
+    finally:
+        source.close()
+
+
+def test_without_a_mount_height_autofocus_runs_once_then_holds() -> None:
+    camera = FakePicamera2(table_m=0.85)
+    source = open_source(camera, size=(1280, 720))
+    try:
+        assert source.focus.kind == "autofocus"
+        assert source.focus.distance_m == pytest.approx(0.85)
+        assert camera.af_mode == AF_MANUAL  # held: nothing moves the lens while cards are laid
+        assert [c.get("AfMode") for c in camera.controls_log] == [1, 0]
+        assert "autofocus found the table at 0.85 m" in source.focus.words
+    finally:
+        source.close()
+
+
+def test_refocus_runs_on_the_camera_thread_and_finds_a_moved_table() -> None:
+    camera = FakePicamera2(table_m=0.9)
+    source = open_source(camera, mount_cm=90)
+    try:
+        camera.table_m = 0.75  # the arm was lowered
+        said = source.refocus()
+        assert said.startswith("refocusing the camera: one autofocus scan, then held")
+        assert "it was at 0.90 m" in said
+        for _ in range(20):
+            if source.read(timeout=1.0) is not None and source.focus.kind == "autofocus":
+                break
+        assert source.focus.distance_m == pytest.approx(0.75)
+        assert camera.af_mode == AF_MANUAL and camera.defocus_px < 0.01
+    finally:
+        source.close()
+
+
+def test_a_camera_without_autofocus_is_left_alone_and_says_turn_the_lens() -> None:
+    camera = FakePicamera2(autofocus=False)
+    source = open_source(camera, mount_cm=90)
+    try:
+        assert camera.controls_log == []
+        assert source.focus.kind == "fixed" and source.lens is None
+        assert "turn the lens" in source.focus.words
+    finally:
+        source.close()
+
+
+def test_a_mount_height_that_is_no_height_is_refused_before_the_camera_opens() -> None:
+    camera = FakePicamera2()
+    with pytest.raises(SourceError, match="mount_cm must be the lens's height"):
+        open_source(camera, mount_cm=-90)
+    assert camera.camera_config is None
+
+
+def test_doctor_camera_says_the_focus_set() -> None:
+    from firmware.doctor.walk import measure_camera
+
+    source = open_source(FakePicamera2(table_m=0.9), mount_cm=90)
+    lines: list[str] = []
+    try:
+        assert measure_camera(source, lambda image: [], say=lines.append) == (1280, 720)
+    finally:
+        source.close()
+    assert lines[1].startswith("camera: focus: set for the mount, 0.90 m (LensPosition 1.11")

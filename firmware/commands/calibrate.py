@@ -1,7 +1,10 @@
 """``cribbage-board calibrate``: find the table's zones from one frame of marker cards.
 
 ``--check`` instead measures the cards in view and says whether the camera's mount, lens and
-resolution make them big enough to read (``vision.live.camera_check``). Card-sized shapes of
+resolution make them big enough to read (``vision.live.camera_check``), what focus the camera
+set (a Camera Module 3's lens: ``vision.live.lens``), and whether each player's area is in
+view (``vision.live.zones.areas_in_view``: the calibrated zones inside the frame, and, where
+the marker cards are laid, each marker seen whole). Card-sized shapes of
 which the recogniser reads none, though big enough to read, are not cards (a screenshot, a
 box, the felt's pattern): with no card to measure it says so and exits 2, as a calibration
 that finds no marker card does. Both print where the phone page shows the camera's view
@@ -99,6 +102,27 @@ def _frame(args: argparse.Namespace, config: Any) -> Any:
     return grab_frame(config, source=args.source, path=args.path)
 
 
+def _frame_and_focus(args: argparse.Namespace, config: Any) -> tuple[Any, Any]:
+    """The frame, and the focus the camera set for it (None: an image file, a webcam)."""
+    if args.image is not None:
+        return _frame(args, config), None
+    from firmware.device.camera_frame import grab_frame_and_focus
+
+    return grab_frame_and_focus(config, source=args.source, path=args.path)
+
+
+def _config_zones(config: Any) -> dict[str, Any] | None:
+    """The calibrated ``[zones]`` by area name (None: not calibrated)."""
+    zones = config.zones
+    if not zones.seats:
+        return None
+    named: dict[str, Any] = dict(zip(config.players, zones.seats, strict=False))
+    named.update({name: polygon for name, polygon in (("starter", zones.starter),
+                                                       ("crib", zones.crib))
+                  if polygon is not None})
+    return named
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     from firmware.commands.cli import print_json
     from firmware.device.config import load_device_config
@@ -158,30 +182,56 @@ def _check(args: argparse.Namespace) -> int:
     from firmware.commands.cli import print_json
     from firmware.device.config import load_device_config
     from vision.live.camera_check import card_outlines, check_camera
+    from vision.live.zones import areas_in_view
     from vision.recognise.detection import recognise
 
     if args.write or args.marker:
         raise CalibrationError("--check measures the cards in view; it takes no --write or "
                                "--marker")
     config = load_device_config(args.config)
-    image = _frame(args, config)
+    image, focus = _frame_and_focus(args, config)
     height, width = image.shape[:2]
     detections = recognise(image)
+    mount_cm = args.mount_cm if args.mount_cm is not None else config.camera.mount_cm
     try:
-        result = check_camera((width, height), card_outlines(image, detections),
-                              mount_cm=args.mount_cm)
+        outlines = card_outlines(image, detections)
+        result = check_camera((width, height), outlines, mount_cm=mount_cm)
     except ValueError as exc:
         raise CalibrationError(str(exc)) from None
-    result = none_read(result, read=sum(d.card is not None for d in detections))
+    read = sum(d.card is not None for d in detections)
+    result = none_read(result, read=read)
+    areas = areas_in_view((width, height), default_markers(config.players),
+                          {d.card: d.corners for d in detections if d.card is not None},
+                          unread=len(outlines) - read, zones=_config_zones(config))
     if args.json:
-        print_json({**result.to_json(), "view": view_links(config)})
+        print_json({**result.to_json(), "view": view_links(config),
+                    "focus": focus.to_json() if focus is not None else None,
+                    "areas": [area.to_json() for area in areas]})
         return EXIT_NO_CARDS if result.verdict == "no cards" else 0
-    if result.verdict == "no cards":
-        _print_view(config)
-        raise CalibrationError(result.advice)
-    print(result.advice)
+    if result.verdict != "no cards":
+        print(result.advice)
+    _print_focus_and_areas(focus, areas)
     _print_view(config)
+    if result.verdict == "no cards":
+        raise CalibrationError(result.advice)
     return 0
+
+
+def _print_focus_and_areas(focus: Any, areas: Sequence[Any]) -> None:
+    """The focus set (a camera that sets one), and each area out of view, named."""
+    if focus is not None:
+        print(focus.words)
+    out = [a for a in areas if a.in_view is False]
+    for area in out:
+        whose = f"the {area.area}'s" if area.area in ("starter", "crib") else f"{area.area}'s"
+        print(f"out of view: {whose} area: {area.why}; aim or raise the camera until it is "
+              f"in the frame")
+    seen = [a.area for a in areas if a.in_view]
+    if seen and not out:
+        print(f"areas in view: {', '.join(seen)}")
+    elif not seen and not out:
+        print("areas: not judged: lay each area's marker card (calibrate's) to check that "
+              "every area is in view")
 
 
 #: ``calibrate --check`` with no card to measure: the exit status of a calibration whose

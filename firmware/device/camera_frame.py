@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CameraFrameError", "add_source_arguments", "grab_frame"]
+__all__ = ["CameraFrameError", "add_source_arguments", "grab_frame", "grab_frame_and_focus"]
 
 # A live camera may need a moment to send its first frame: this many reads, each this long.
 FIRST_FRAME_TRIES = 3
@@ -40,6 +40,13 @@ def grab_frame(config: Any, *, source: str | None = None, path: Path | None = No
     The config's camera options apply when the source is the config's own;
     ``path`` is the folder or video a ``replay`` source reads.
     """
+    return grab_frame_and_focus(config, source=source, path=path)[0]
+
+
+def grab_frame_and_focus(config: Any, *, source: str | None = None, path: Path | None = None
+                         ) -> tuple[np.ndarray, Any]:
+    """``grab_frame``'s frame and the focus the source set for it
+    (``vision.live.lens.LensFocus``; None for a source that sets none: a webcam, a replay)."""
     from vision.live.sources import open_source
 
     source_name = source or config.camera.source
@@ -56,7 +63,7 @@ def grab_frame(config: Any, *, source: str | None = None, path: Path | None = No
         for _ in range(FIRST_FRAME_TRIES):
             frame = camera.read(timeout=READ_TIMEOUT_S)
             if frame is not None:
-                return np.asarray(frame.image)
+                return np.asarray(frame.image), getattr(camera, "focus", None)
     finally:
         camera.close()
     raise CameraFrameError(f"camera source {source_name!r} gave no frame")

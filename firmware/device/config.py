@@ -41,7 +41,7 @@ __all__ = [
 CAMERA_SOURCES = ("picamera2", "opencv", "replay")
 # Which [camera] keys each source takes: the keyword arguments of vision.live.sources.open_source.
 _CAMERA_KEYS = {
-    "picamera2": {"size", "watch"},
+    "picamera2": {"size", "watch", "mount_cm"},
     "opencv": {"size", "watch", "device"},
     "replay": {"size", "watch", "path", "fps", "loop"},
 }
@@ -82,6 +82,9 @@ class CameraConfig:
     path: Path | None = None
     fps: float = 30.0
     loop: bool = False
+    # picamera2: the lens's height over the table, cm; the Camera Module 3 focuses there
+    # (vision.live.lens). None: one autofocus scan at start.
+    mount_cm: float | None = None
     # A taught deck (``cribbage-board vision teach``), for every source; None: the plain model.
     deck: Path | None = None
 
@@ -89,8 +92,10 @@ class CameraConfig:
         """The keyword arguments for ``vision.live.sources.open_source(self.source, ...)``."""
         everything: dict[str, Any] = {"size": self.size, "watch": self.watch_size,
                                       "device": self.device,
-                                      "path": self.path, "fps": self.fps, "loop": self.loop}
-        return {key: everything[key] for key in sorted(_CAMERA_KEYS[self.source])}
+                                      "path": self.path, "fps": self.fps, "loop": self.loop,
+                                      "mount_cm": self.mount_cm}
+        return {key: everything[key] for key in sorted(_CAMERA_KEYS[self.source])
+                if key != "mount_cm" or self.mount_cm is not None}
 
     @property
     def watch_size(self) -> tuple[int, int]:
@@ -535,6 +540,13 @@ def _camera(faults: _Faults, data: Mapping[str, Any], base: Path) -> CameraConfi
     if "loop" in data:
         with faults.each():
             values["loop"] = _flag(faults, "camera", "loop", data["loop"])
+    if "mount_cm" in data:
+        mount = data["mount_cm"]
+        if isinstance(mount, bool) or not isinstance(mount, int | float) or not 20 <= mount <= 300:
+            faults.add("camera", f"mount_cm must be the lens's height over the table in cm, "
+                                 f"20 to 300, not {mount!r}")
+        else:
+            values["mount_cm"] = float(mount)
     if "deck" in data:
         deck = data["deck"]
         if not isinstance(deck, str) or not deck or "\x00" in deck:

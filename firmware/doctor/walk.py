@@ -90,6 +90,9 @@ def measure_camera(source: Any, recognise: Callable[[Any], Sequence[Any]], *, sa
         return None
     height, width = frame.image.shape[:2]
     say(f"camera: frame {width}x{height}")
+    focus = getattr(source, "focus", None)  # what a motorised lens was set to (vision.live.lens)
+    if focus is not None:
+        say(f"camera: {focus.words}")
     detections = recognise(frame.image)
     if not detections:
         say("camera: no card in view: lay a few face up under the camera and run it again")

@@ -7,6 +7,11 @@ sharpened back (``vision.recognise.focus``), but past ``SHARPEN_BELOW`` the reco
 as they are, so that is where the players are told to turn the lens. The recogniser already
 measures the blur now and then (``vision.recognise.focus.FocusMeter``); this only watches its
 measure.
+
+A camera with a motorised lens (the Camera Module 3: ``vision.live.lens``) is never turned
+by hand: once the view has been soft for as many measures, the watch asks the lens for one
+autofocus scan (once per soft spell, and again if it goes on to be out of focus), and what
+the players hear says what the board did.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from vision.live.lens import TURN_THE_LENS, Lens
 from vision.recognise.focus import SHARPEN_BELOW, FocusMeter, sharpens
 
 __all__ = ["FocusState", "FocusWatch", "focus_state"]
@@ -42,9 +48,13 @@ class FocusWatch:
     One measure is not enough: a camera being knocked, or a hand passing just under the
     lens, blurs a frame or two of an otherwise sharp camera. At the meter's default of one
     measure every 30 frames, 3 readings are about 3 seconds at 30 fps.
+
+    ``lens``: the camera's motorised lens (``Picamera2Source.lens``), refocused instead of
+    telling anyone to turn it; None for a lens turned by hand.
     """
 
     readings: int = 3
+    lens: Lens | None = None
 
     def __post_init__(self) -> None:
         if self.readings < 1:
@@ -53,6 +63,8 @@ class FocusWatch:
         self._streak = 0
         self._out = False
         self._last: FocusState = "unknown"
+        self._soft = 0  # measures in a row not sharp
+        self._refocused = False  # a scan asked for in this soft spell
 
     @property
     def state(self) -> FocusState:
@@ -70,14 +82,34 @@ class FocusWatch:
             return None
         if state != "out of focus":
             self._last = state
+        refocused = self._refocus_when_soft(state, sigma)
         if (state == "out of focus") == self._out:
             self._streak = 0
-            return None
+            return refocused
         self._streak += 1
         if self._streak < self.readings:
-            return None
+            return refocused
         self._out, self._streak = not self._out, 0
         if self._out:
-            return (f"camera out of focus (blur {sigma:.1f} px): turn the lens until the card "
-                    "corners look crisp; until then cards may go unseen: enter them by hand")
+            # A lens with a motor scans again (unless it was asked this very measure).
+            done = (refocused.partition(": ")[2] if refocused else
+                    self.lens.refocus() if self.lens is not None else TURN_THE_LENS)
+            return (f"camera out of focus (blur {sigma:.1f} px): {done}; until then cards may "
+                    "go unseen: enter them by hand")
+        if self.lens is not None:
+            return f"camera in focus again ({self.lens.focus.words})"
         return "camera in focus again"
+
+    def _refocus_when_soft(self, state: FocusState, sigma: float) -> str | None:
+        """Asks a motorised lens for one scan once ``readings`` measures in a row are soft or
+        worse; a sharp measure ends the spell."""
+        if self.lens is None:
+            return None
+        if state == "sharp":
+            self._soft, self._refocused = 0, False
+            return None
+        self._soft += 1
+        if self._soft < self.readings or self._refocused:
+            return None
+        self._refocused = True
+        return f"camera {state} (blur {sigma:.1f} px): {self.lens.refocus()}"

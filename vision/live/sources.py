@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import queue
 import threading
 import time
@@ -26,6 +27,8 @@ from typing import Any, Protocol, cast
 
 import numpy as np
 import numpy.typing as npt
+
+from vision.live.lens import LensFocus, autofocus_once, focus_for_mount, mount_dioptres
 
 __all__ = [
     "Frame", "FrameSource", "CameraUnavailableError", "SourceError", "open_source", "SOURCES",
@@ -321,14 +324,28 @@ class Picamera2Source:
     mode, a centre crop with two thirds of the view. The sizes read back are the ones
     picamera2 configured (it rounds odd sides down). ``tests/picamera2_fake.py`` holds
     picamera2's own rules.
+
+    Focus (``vision.live.lens``): a Camera Module 3's motorised lens is set for the table,
+    at ``LensPosition = 100 / mount_cm`` dioptres where the mount height is given, else by one
+    autofocus scan at start, held; ``refocus`` asks for a new scan (the focus meter asks when
+    the view goes soft), which runs on the camera's thread between frames. A camera that
+    lists no ``AfMode`` has no motor: ``focus`` says to turn its lens by hand.
     """
 
     name = "picamera2"
 
     def __init__(self, *, size: tuple[int, int] = (1280, 720),
-                 watch: tuple[int, int] | None = None,
+                 watch: tuple[int, int] | None = None, mount_cm: float | None = None,
                  camera_factory: Callable[[], Any] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        if mount_cm is not None:
+            try:
+                mount_dioptres(mount_cm)
+            except (TypeError, ValueError):
+                raise SourceError(f"camera mount_cm must be the lens's height over the table "
+                                  f"in cm, a positive number, not {mount_cm!r}") from None
+        self._mount_cm = mount_cm
+        self._refocus_asked = threading.Event()
         if camera_factory is None:
             try:
                 module = importlib.import_module("picamera2")
@@ -356,10 +373,32 @@ class Picamera2Source:
             configured = getattr(self._camera, "camera_config", None) or config
             lores_w, lores_h = configured["lores"]["size"]
             self._watch = (int(lores_w), int(lores_h))
+            # Manual focus is a control sent with the start; autofocus needs frames.
+            focus = (focus_for_mount(self._camera, mount_cm) if mount_cm is not None
+                     else None)
             self._camera.start()
+            self._focus = focus or autofocus_once(self._camera)
         except Exception as exc:  # libcamera reports a missing sensor in many ways
             raise CameraUnavailableError("picamera2", f"the camera did not start: {exc}") from exc
         self._grabber = _Grabber("picamera2", self._grab, clock)
+
+    @property
+    def focus(self) -> LensFocus:
+        """The focus the source set (``doctor --camera`` and ``calibrate --check`` say it)."""
+        return self._focus
+
+    @property
+    def lens(self) -> Picamera2Source | None:
+        """This source as a ``vision.live.lens.Lens`` where the lens has a motor, else None."""
+        return None if self._focus.kind == "fixed" else self
+
+    def refocus(self) -> str:
+        """Asks for one autofocus scan, run between frames on the camera's thread and then
+        held; says what the board does."""
+        self._refocus_asked.set()
+        was = self._focus.distance_m
+        before = f" (it was at {was:.2f} m)" if was is not None and math.isfinite(was) else ""
+        return f"refocusing the camera: one autofocus scan, then held{before}"
 
     def _grab(self) -> tuple[Image, Image]:
         """Both streams of one request, so the watched and the read frame are one moment.
@@ -368,6 +407,9 @@ class Picamera2Source:
         array is the luminance plane (``height`` rows) over the chroma, rows padded to the
         stride: the top-left ``watch`` pixels are the grey image.
         """
+        if self._refocus_asked.is_set():
+            self._refocus_asked.clear()
+            self._focus = autofocus_once(self._camera, mount_cm=self._mount_cm)
         (main, lores), _ = self._camera.capture_arrays(["main", "lores"])
         width, height = self._watch
         return main, np.ascontiguousarray(lores[:height, :width])

@@ -21,7 +21,7 @@ from engine.cards import Card
 
 __all__ = [
     "Zone", "TableZones", "ZoneError", "polygon_area", "clip_polygon", "centroid",
-    "default_markers", "STARTER", "CRIB",
+    "default_markers", "STARTER", "CRIB", "AreaView", "areas_in_view", "share_in_frame",
 ]
 
 Point = tuple[float, float]
@@ -238,3 +238,83 @@ def default_markers(players: Sequence[str]) -> dict[str, Card]:
     markers[STARTER] = Card.parse("KH")
     markers[CRIB] = Card.parse("KS")
     return markers
+
+
+# -- is every area in view (``calibrate --check``) ---------------------------------------------
+
+# A zone with less of it in the frame than this is out of view in part (rounding aside).
+IN_FRAME = 0.98
+# A marker card this close to the frame's edge (pixels) is cut by it.
+EDGE_PX = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class AreaView:
+    """Whether one area (a player's, the starter's, the crib's) is in the camera's view:
+    True, False, or None where nothing says (no zones, no marker cards); ``why`` in words."""
+
+    area: str
+    in_view: bool | None
+    why: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"area": self.area, "in_view": self.in_view, "why": self.why}
+
+
+def share_in_frame(polygon: Sequence[Point], size: tuple[int, int]) -> float:
+    """How much of ``polygon`` lies inside a ``(width, height)`` frame, 0..1."""
+    width, height = size
+    whole = abs(polygon_area(polygon))
+    if whole <= 0:
+        return 0.0
+    inside = clip_polygon(polygon, [(0, 0), (width, 0), (width, height), (0, height)])
+    return abs(polygon_area(inside)) / whole if len(inside) >= 3 else 0.0
+
+
+def _cut_by_edge(outline: Sequence[Point], size: tuple[int, int]) -> bool:
+    width, height = size
+    return any(not (EDGE_PX <= x <= width - EDGE_PX and EDGE_PX <= y <= height - EDGE_PX)
+               for x, y in outline)
+
+
+def areas_in_view(size: tuple[int, int], markers: Mapping[str, Card],
+                  found: Mapping[Card, Sequence[Point]], *, unread: int = 0,
+                  zones: Mapping[str, Sequence[Point]] | None = None) -> tuple[AreaView, ...]:
+    """Each area of ``markers`` (``default_markers``) judged in a ``(width, height)`` frame:
+    its zone (``[zones]``, where calibrated) must lie in the frame, and where the players
+    have laid the marker cards (two or more of them are among the cards ``found``, each
+    card's outline), its marker must be seen, whole. An area out of view is named.
+
+    ``unread``: cards in view that were not read as any card; while there are some, a marker
+    not read may be one of them (the recogniser misreads a card now and then), so its area
+    is not judged rather than called out of view."""
+    laid = sum(card in found for card in markers.values()) >= 2
+    views = []
+    for area, card in markers.items():
+        problems: list[str] = []
+        judged = False
+        zone = (zones or {}).get(area)
+        if zone is not None:
+            judged = True
+            share = share_in_frame(zone, size)
+            if share < IN_FRAME:
+                problems.append("its zone ([zones]) lies outside the frame" if share < 0.01
+                                else f"only {share:.0%} of its zone ([zones]) is in the frame")
+        if laid:
+            judged = True
+            if card not in found and unread > 0:
+                views.append(AreaView(area, None, f"its marker card {card} was not read; a "
+                                                  f"card in view that was not read may be it"))
+                continue
+            if card not in found:
+                problems.append(f"its marker card {card} is not in view")
+            elif _cut_by_edge(found[card], size):
+                problems.append(f"its marker card {card} is cut by the frame's edge")
+        if problems:
+            views.append(AreaView(area, False, "; ".join(problems)))
+        elif judged:
+            views.append(AreaView(area, True, "in view"))
+        else:
+            views.append(AreaView(area, None, f"not judged: lay {card} there, or calibrate "
+                                              f"[zones]"))
+    return tuple(views)
