@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from standins.spidev import CONTROLLERS as SPI_CLOCKS
+from standins.spidev import dw_spi_hz
 
 from hardware.layout import per_side_tracks
 from hardware.render import finish
@@ -55,24 +57,10 @@ SK6812 = Chip("SK6812", (150, 450), (450, 750), (750, 1050), (450, 750), 80)
 CHIPS = (WS2812B_V5, SK6812)
 
 
-def bcm2835_sclk(core_hz: int) -> Callable[[int], float]:
-    def sclk(speed_hz: int) -> float:
-        cdiv = -(-core_hz // speed_hz)
-        cdiv += cdiv % 2
-        return core_hz / cdiv
-    return sclk
-
-
-def rp1_sclk(speed_hz: int) -> float:
-    clk_div = (-(-200_000_000 // speed_hz) + 1) & 0xFFFE
-    return 200_000_000 / clk_div
-
-
-CLOCKS: dict[str, Callable[[int], float]] = {
-    "Pi 4 (core_freq=500)": bcm2835_sclk(500_000_000),
-    "Pi 3 (core_freq=250)": bcm2835_sclk(250_000_000),
-    "Pi 5 (RP1, 200 MHz)": rp1_sclk,
-}
+#: The SCLK each Pi's SPI controller really runs for an asked speed (spi-bcm2835's and
+#: spi-dw-core's dividers, in tests/standins/spidev.py).
+CLOCKS: dict[str, Callable[[int], float]] = dict(SPI_CLOCKS)
+rp1_sclk = dw_spi_hz()
 
 
 # -- a decoder: SPI bytes on the wire back into pulses and colour bytes -------------
@@ -227,8 +215,9 @@ def test_brightness_scales_what_reaches_the_strip(spidev: type[FakeSpiDev]) -> N
 
 
 def test_one_transfer_per_frame_and_the_strip_goes_dark_on_close(
-        spidev: type[FakeSpiDev]) -> None:
-    strip = SpiStrip(366, bufsiz_path="/nonexistent")
+        spidev: type[FakeSpiDev], tmp_path: Path) -> None:
+    (tmp_path / "bufsiz").write_text("65536\n")
+    strip = SpiStrip(366, bufsiz_path=tmp_path / "bufsiz")
     strip.show(np.full((366, 3), 9, dtype=np.uint8))
     strip.close()
     (device,) = spidev.made

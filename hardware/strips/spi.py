@@ -17,6 +17,12 @@ outside the V5 sheet's and, for T1H, the SK6812's.
 The frame goes out in one transfer followed by at least ``reset_us`` of low
 (300 us: over the newer WS2812B's 280 us latch, the SK6812's 80 us); a transfer
 split by spidev's buffer size would latch half a frame, so that is refused.
+py-spidev's ``writebytes2`` cuts a buffer into blocks of
+``/sys/module/spidev/parameters/bufsiz`` bytes (4096 when it cannot read it, never
+over 65535: ``get_xfer_block_size`` in its ``spidev_module.c``), one ``write()``
+and so one transfer each; the kernel's spidev refuses a ``write()`` over its
+``bufsiz`` with EMSGSIZE. The facts and their sources are in
+``docs/interfaces/spidev.md``; ``tests/standins/spidev.py`` behaves so.
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ import numpy.typing as npt
 from hardware.strip import SizedStrip, StripError, StripUnavailableError, check_frame
 
 __all__ = ["SpiStrip", "encode_ws2812", "check_buffer", "frame_bytes", "SPEED_HZ",
-           "SPEED_RANGE_HZ", "BITS_PER_LED_BIT", "BUFSIZ_PATH", "ORDERS", "MOSI_GPIO"]
+           "SPEED_RANGE_HZ", "BITS_PER_LED_BIT", "BUFSIZ_PATH", "ORDERS", "MOSI_GPIO",
+           "XFER_DEFAULT_BLOCK", "XFER_MAX_BLOCK"]
 
 #: SPI0 MOSI: the data line of this backend, header pin 19 on every 40-pin Pi.
 MOSI_GPIO = 10
@@ -41,6 +48,8 @@ SPEED_HZ = 3_200_000
 SPEED_RANGE_HZ = (3_100_000, 3_400_000)
 BITS_PER_LED_BIT = 4
 BUFSIZ_PATH = Path("/sys/module/spidev/parameters/bufsiz")
+#: py-spidev's block when it cannot read ``BUFSIZ_PATH``, and its cap (spidev_module.c).
+XFER_DEFAULT_BLOCK, XFER_MAX_BLOCK = 4096, 65535
 _CHANNELS = {"R": 0, "G": 1, "B": 2, "W": 3}
 #: Colour orders: WS2812B and SK6812 RGB strips are GRB; SK6812 RGBW strips GRBW.
 ORDERS = ("GRB", "RGB", "BRG", "RBG", "GBR", "BGR", "GRBW", "RGBW")
@@ -134,7 +143,8 @@ class SpiStrip(SizedStrip):
         self._n = n
         self._order = order
         self._reset_bytes = check_buffer(n, speed_hz=speed_hz, reset_us=reset_us,
-                                         bufsiz_path=bufsiz_path, order=order)
+                                         bufsiz_path=bufsiz_path, order=order,
+                                         unreadable=XFER_DEFAULT_BLOCK)
         if spi is None:
             try:
                 spidev = importlib.import_module("spidev")
@@ -177,17 +187,30 @@ class SpiStrip(SizedStrip):
 
 
 def check_buffer(n: int, *, speed_hz: int = SPEED_HZ, reset_us: int = 300,
-                 bufsiz_path: Path | str = BUFSIZ_PATH, order: str = "GRB") -> int:
+                 bufsiz_path: Path | str = BUFSIZ_PATH, order: str = "GRB",
+                 unreadable: int | None = None) -> int:
     """Returns the reset gap in bytes, or raises ``StripError`` when a frame of ``n`` LEDs
-    would not fit spidev's buffer (it would go out in two transfers and latch half)."""
+    would not fit py-spidev's block (it would go out in two transfers and latch half).
+
+    ``unreadable`` is the block to assume when ``bufsiz_path`` cannot be read: py-spidev
+    then uses 4096 (what ``SpiStrip`` passes); None skips the check (``doctor`` on a Pi
+    whose spidev module is not loaded yet)."""
     reset_bytes = reset_gap_bytes(speed_hz, reset_us)
     needed = frame_bytes(n, speed_hz=speed_hz, reset_us=reset_us, order=order)
-    bufsiz = _read_int(Path(bufsiz_path))
-    if bufsiz is not None and needed > bufsiz:
-        raise StripError(
-            f"{n} LEDs need {needed} bytes per SPI transfer but spidev.bufsiz is "
-            f"{bufsiz}: add 'spidev.bufsiz=65536' to /boot/firmware/cmdline.txt"
-        )
+    read = _read_int(Path(bufsiz_path))
+    if read is None or read <= 0:
+        if unreadable is not None and needed > unreadable:
+            raise StripError(
+                f"{n} LEDs need {needed} bytes per SPI transfer but {str(bufsiz_path)!r} "
+                f"cannot be read, so py-spidev sends {unreadable}-byte blocks: load spidev "
+                "(dtparam=spi=on) with 'spidev.bufsiz=65536' in /boot/firmware/cmdline.txt")
+        return reset_bytes
+    if needed > min(read, XFER_MAX_BLOCK):
+        advice = (f" and py-spidev sends at most {XFER_MAX_BLOCK} bytes at once: use fewer "
+                  "LEDs per strip" if read >= XFER_MAX_BLOCK else
+                  ": add 'spidev.bufsiz=65536' to /boot/firmware/cmdline.txt")
+        raise StripError(f"{n} LEDs need {needed} bytes per SPI transfer but spidev.bufsiz "
+                         f"is {read}{advice}")
     return reset_bytes
 
 
