@@ -267,6 +267,33 @@ def test_a_card_named_by_hand_shows_as_the_game_holds_it_and_so_does_a_corrected
                                                                "QH": False}
 
 
+def test_labels_of_a_fanned_pair_cover_neither_each_other_nor_a_cards_index(
+        drawn: Table) -> None:
+    """Two cards fanned in Ann's area, a third over them: each name label stays clear of the
+    others and of every card's corner index (its top-left, as the camera sees it)."""
+    outline = drawn.outline["Ann"]
+    width = max(x for x, _ in outline) - min(x for x, _ in outline)
+    fanned = [tuple((x + k * width * 0.3, y + k * 6) for x, y in outline) for k in range(3)]
+    view = EyeView(drawn.image, 0.0, tuple((C(card), "Ann", o) for card, o in
+                                           zip(("9C", "2S", "JH"), fanned, strict=True)), (),
+                   drawn.zones, EyeTable("1.3", (Expected("Ann", "next card"),), (),
+                                         (("Ann", "Ann"), ("Bob", "Bob"))))
+    _, data = draw_eye(view)
+    labels = [c["label"] for c in data["cards"]]
+    scale = data["size"][0] / data["frame"][0]
+
+    def overlap(a: list[float], b: list[float]) -> bool:
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+    assert not any(overlap(a, b) for i, a in enumerate(labels) for b in labels[i + 1:])
+    for card in data["cards"]:
+        xs = [x for x, _ in card["outline"]]
+        ys = [y for _, y in card["outline"]]
+        index = [min(xs), min(ys), min(xs) + 0.3 * (max(xs) - min(xs)),
+                 min(ys) + 0.25 * (max(ys) - min(ys))]
+        assert not any(overlap(label, index) for label in labels), (card["card"], scale)
+
+
 def test_one_blurred_card_found_twice_is_one_unread_card(drawn: Table) -> None:
     outline = drawn.outline["Bob"]
     twice = tuple((x + 6, y + 4) for x, y in outline)

@@ -56,13 +56,16 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
         return [[round(x * scale, 1), round(y * scale, 1)] for x, y in outline]
 
     marked = marks(view)
+    taken: list[Box] = []  # labels placed so far and the cards' corner indices: kept clear
+    for o in [c.outline for c in marked.cards] + [u.outline for u in marked.unread]:
+        taken.append(_index_box(scaled(o)))
     places = []
     for place in marked.places:
         polygon = scaled(place.polygon)
         _poly(image, polygon, ZONE, 1)
         name = place.place or f"{place.zone} (nobody)"
-        _label(image, name, _outer_edge(polygon, out_w, out_h, text), ZONE, text * 0.8,
-               dark=True)
+        _label(image, name, [_outer_edge(polygon, out_w, out_h, text)], ZONE, text * 0.8,
+               dark=True, taken=taken)
         places.append({"zone": place.zone, "place": place.place, "polygon": polygon})
 
     card_h = _card_height([c.outline for c in marked.cards] + [u.outline for u in marked.unread],
@@ -79,7 +82,7 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
         box = _placeholder(scaled(zone.polygon), card_h, out_w, out_h, lying)
         _poly(image, box, EXPECTED, line, dashed=True)
         words = want.what if want.place in ("starter", "crib") else f"{want.place}: {want.what}"
-        _label(image, words + "?", _above(box, out_h, text), EXPECTED, text)
+        _label(image, words + "?", _spots(box, out_h, text), EXPECTED, text, taken=taken)
         expected.append({"place": want.place, "what": want.what, "cards": want.cards,
                          "outline": box})
 
@@ -87,16 +90,17 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
     for seen in marked.unread:
         outline = scaled(seen.outline)
         _poly(image, outline, UNREAD, line)
-        _label(image, "?", _above(outline, out_h, text), UNREAD, text)
+        _label(image, "?", _spots(outline, out_h, text), UNREAD, text, taken=taken)
         unread.append({"place": seen.place, "outline": outline})
 
     cards = []
     for read in marked.cards:
         outline = scaled(read.outline)
         _poly(image, outline, READ, line)
-        _label(image, str(read.card), _above(outline, out_h, text), READ, text)
+        at = _label(image, str(read.card), _spots(outline, out_h, text), READ, text, taken=taken)
+        _leader(image, at, outline, READ)
         cards.append({"card": str(read.card), "place": read.place, "outline": outline,
-                      "named": read.named})
+                      "named": read.named, "label": [round(v, 1) for v in at]})
 
     ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     if not ok:
@@ -138,23 +142,83 @@ def _poly(image: np.ndarray, outline: Sequence[Sequence[float]], colour: tuple[i
                      thickness, cv2.LINE_AA)
 
 
-def _label(image: np.ndarray, words: str, at: tuple[float, float], colour: tuple[int, int, int],
-           scale: float, *, dark: bool = False) -> None:
-    """``words`` on a filled box whose bottom-left is ``at`` (kept inside the picture)."""
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+def _label(image: np.ndarray, words: str, spots: Sequence[tuple[float, float]],
+           colour: tuple[int, int, int], scale: float, *, dark: bool = False,
+           taken: list[Box] | None = None) -> Box:
+    """``words`` on a filled box whose bottom-left is the first of ``spots`` (kept inside the
+    picture) where the box covers nothing in ``taken`` (other labels,
+    cards' corner indices; the first spot when none is free). The box joins ``taken``."""
     thickness = max(1, round(scale * 2))
     (w, h), base = cv2.getTextSize(words, _FONT, scale, thickness)
     pad = max(2, round(h * 0.3))
-    x = int(min(max(at[0], 0), image.shape[1] - w - 2 * pad))
-    y = int(min(max(at[1], h + 2 * pad), image.shape[0] - base))
+
+    def place(spot: tuple[float, float]) -> tuple[int, int]:
+        return (int(min(max(spot[0], 0), image.shape[1] - w - 2 * pad)),
+                int(min(max(spot[1], h + 2 * pad), image.shape[0] - base)))
+
+    def rect(xy: tuple[int, int]) -> Box:
+        return (xy[0], xy[1] - h - 2 * pad, xy[0] + w + 2 * pad, xy[1] + base)
+
+    others = taken if taken is not None else []
+    chosen = [place(spot) for spot in spots]
+    x, y = next((xy for xy in chosen if not any(_overlap(rect(xy), t) for t in others)),
+                chosen[0])
+    if taken is not None:
+        taken.append(rect((x, y)))
     if dark:  # a zone's name: light text on a see-through dark box, quieter than the cards'
         box = image[max(0, y - h - 2 * pad):y + base, max(0, x):x + w + 2 * pad]
         box[:] = (box * 0.35).astype(np.uint8)
         cv2.putText(image, words, (x + pad, y - pad), _FONT, scale, colour, thickness,
                     cv2.LINE_AA)
-        return
+        return rect((x, y))
     cv2.rectangle(image, (x, y - h - 2 * pad), (x + w + 2 * pad, y + base), colour, cv2.FILLED)
     cv2.putText(image, words, (x + pad, y - pad), _FONT, scale, (0, 0, 0), thickness,
                 cv2.LINE_AA)
+    return rect((x, y))
+
+
+def _leader(image: np.ndarray, label: Box, outline: Sequence[Sequence[float]],
+            colour: tuple[int, int, int]) -> None:
+    """A thin line from a label moved aside to its card, so it is clear whose name it is."""
+    xs, ys = [p[0] for p in outline], [p[1] for p in outline]
+    mx, top, bottom = sum(xs) / len(xs), min(ys), max(ys)
+    lx = (label[0] + label[2]) / 2
+    if label[3] <= top + 2:
+        a, b = (lx, label[3]), (mx, top)
+    elif label[1] >= bottom - 2:
+        a, b = (lx, label[1]), (mx, bottom)
+    else:
+        return  # beside or inside the card: plainly its own
+    if abs(a[1] - b[1]) < 12:
+        return
+    cv2.line(image, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), colour, 2, cv2.LINE_AA)
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _index_box(outline: Sequence[Sequence[float]]) -> Box:
+    """Where a card's corner index lies, roughly: a fifth of its box at the top-left corner
+    as the camera sees it (its bounding box's), which a label must not cover."""
+    xs, ys = [p[0] for p in outline], [p[1] for p in outline]
+    x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+    return (x0, y0, x0 + (x1 - x0) * 0.3, y0 + (y1 - y0) * 0.25)
+
+
+def _spots(outline: Sequence[Sequence[float]], height: int, scale: float
+           ) -> list[tuple[float, float]]:
+    """Where a card's label may go, best first: above it, above and further up, below it,
+    inside its lower part, beside it."""
+    xs, ys = [p[0] for p in outline], [p[1] for p in outline]
+    x0, top, x1, bottom = min(xs), min(ys), max(xs), max(ys)
+    line = 34 * scale
+    return [_above(outline, height, scale), (x0, top - 4 - line), (x0, top - 4 - 2 * line),
+            (x0, bottom + line), (x0 + 4, bottom - 6), (x1 + 4, (top + bottom) / 2),
+            (x0 - 3 * line, (top + bottom) / 2), (x0, bottom + 2 * line)]
 
 
 def _above(outline: Sequence[Sequence[float]], height: int, scale: float
