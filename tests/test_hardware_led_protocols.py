@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from standins import rpi_ws281x
+from standins.rpi_ws281x import FORTY_PIN_CHANNEL_1, STRIP_TYPES
 from standins.spidev import CONTROLLERS as SPI_CLOCKS
 from standins.spidev import dw_spi_hz
 
@@ -265,53 +267,6 @@ def test_pio_writes_num_leds_times_rr_gg_bb_ww_from_offset_0(tmp_path: Path) -> 
 
 # -- Pi 1-4: rpi_ws281x ------------------------------------------------------------
 
-# lib/ws2811.h
-STRIP_TYPES = {"WS2811_STRIP_GRB": 0x00081000, "WS2811_STRIP_RGB": 0x00100800,
-               "WS2811_STRIP_BRG": 0x00001008, "SK6812_STRIP_GRBW": 0x18081000,
-               "SK6812_STRIP_RGBW": 0x18100800}
-FORTY_PIN_CHANNEL_0 = {10: "SPI", 12: "PWM", 18: "PWM", 21: "PCM"}
-FORTY_PIN_CHANNEL_1 = {13, 19}
-
-
-class FakePixelStrip:
-    """rpi_ws281x's PixelStrip as its C library judges it on a Pi 4 (a 40-pin board)."""
-
-    def __init__(self, num: int, pin: int, freq_hz: int = 800_000, dma: int = 10,
-                 invert: bool = False, brightness: int = 255, channel: int = 0,
-                 strip_type: int | None = None) -> None:
-        self.args = (num, pin, freq_hz, dma, invert, brightness, channel, strip_type)
-        self.leds = [0] * num
-        self.wire: list[bytes] = []
-
-    def begin(self) -> None:
-        num, pin, freq, dma, _, _, channel, strip_type = self.args
-        # check_hwver_and_gpionum / set_driver_mode for hwver >= 0x10:
-        if channel == 0 and pin not in FORTY_PIN_CHANNEL_0:
-            raise RuntimeError("ws2811_init failed with code -11 (Selected GPIO not possible)")
-        if channel == 1 and pin not in FORTY_PIN_CHANNEL_1:
-            raise RuntimeError("ws2811_init failed with code -11 (Selected GPIO not possible)")
-        if not 0 <= dma < 16:  # dmanum_to_offset
-            raise RuntimeError("ws2811_init failed with code -7 (DMA error)")
-
-    def setPixelColor(self, n: int, colour: int) -> None:  # noqa: N802 - the library's name
-        self.leds[n] = colour
-
-    def show(self) -> None:
-        """ws2811_render: each LED's colour[] by the strip type's shifts, scaled."""
-        strip_type = self.args[7]
-        assert strip_type is not None
-        shifts = [(strip_type >> s) & 0xFF for s in (16, 8, 0, 24)]  # r, g, b, w shifts
-        scale = (self.args[5] & 0xFF) + 1
-        size = 4 if strip_type & 0xFF000000 else 3
-        out = bytearray()
-        for led in self.leds:
-            out += bytes((((led >> s) & 0xFF) * scale) >> 8 for s in shifts[:size])
-        self.wire.append(bytes(out))
-
-    def _cleanup(self) -> None:
-        pass
-
-
 @pytest.fixture()
 def pi4(tmp_path: Path) -> Path:
     model = tmp_path / "model"
@@ -319,15 +274,7 @@ def pi4(tmp_path: Path) -> Path:
     return model
 
 
-def ws281x_library() -> Any:
-    made: list[FakePixelStrip] = []
-
-    def pixel_strip(*args: Any) -> FakePixelStrip:
-        made.append(FakePixelStrip(*args))
-        return made[-1]
-
-    return types.SimpleNamespace(PixelStrip=pixel_strip, made=made,
-                                 ws=types.SimpleNamespace(**STRIP_TYPES))
+ws281x_library = rpi_ws281x.library
 
 
 @pytest.mark.parametrize("pin", [10, 12, 18, 21, 13, 19])

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from standins import rpi_ws281x
 
 from hardware.strip import StripError, StripUnavailableError
 from hardware.strips.ws281x import Ws281xStrip, pi_model
@@ -100,3 +101,29 @@ def test_bad_pin_and_order(pi4: Path) -> None:
         Ws281xStrip(4, pin=4, library=fake_library(), model_path=pi4)
     with pytest.raises(StripError, match="unknown colour order 'GGB'"):
         Ws281xStrip(4, order="GGB", library=fake_library(), model_path=pi4)
+
+
+# -- through the binding and its C library as their code behaves (tests/standins/rpi_ws281x.py)
+
+
+def test_closing_twice_never_renders_a_cleaned_strip(pi4: Path) -> None:
+    """Fails when close() shows a dark frame again after ``_cleanup``: the binding would hand
+    ws2811_render a NULL and the interpreter would crash."""
+    lib = rpi_ws281x.library()
+    strip = Ws281xStrip(3, library=lib, model_path=pi4)
+    strip.close()
+    strip.close()
+    (made,) = lib.made
+    assert made.cleaned and made.wire == [bytes(9)]
+    with pytest.raises(ValueError, match="closed"):
+        strip.show(np.zeros((3, 3), dtype=np.uint8))
+
+
+def test_every_level_reaches_the_wire_unchanged(pi4: Path) -> None:
+    """Fails on a brightness under 255 or a gamma table passed to PixelStrip: ws2811_render
+    scales by (b + 1) >> 8 and looks each byte up, and the renderer's levels are final."""
+    lib = rpi_ws281x.library()
+    levels = np.arange(256, dtype=np.uint8)
+    frame = np.stack([levels, levels[::-1], levels], axis=1)
+    Ws281xStrip(256, order="RGB", library=lib, model_path=pi4).show(frame)
+    assert lib.made[0].wire == [frame.tobytes()]

@@ -13,7 +13,9 @@ needs only the ``gpio`` and ``spi`` groups and sends ``freq_hz`` x 3 on SPI0.
 DMA is one of its 16 channels; its README warns that channel 5 corrupts the
 SD card on a Pi 3, and 10 (the default) is safe. It renders at ``brightness``
 / 256 of each level (``(v * (b + 1)) >> 8``), so 255 leaves the renderer's
-levels untouched.
+levels untouched, and the binding's default gamma is the identity (``PixelStrip``'s
+``gamma=None``), so none is passed. The facts and their sources are in
+``docs/interfaces/rpi_ws281x.md``; ``tests/standins/rpi_ws281x.py`` behaves so.
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ class Ws281xStrip(SizedStrip):
                 ) from exc
         self._lib = library
         self._n = n
+        self._closed = False
         prefix = "SK6812" if order in _RGBW_ORDERS else "WS2811"
         strip_type = getattr(library.ws, f"{prefix}_STRIP_{order}")
         channel = PINS[pin][0]
@@ -115,6 +118,8 @@ class Ws281xStrip(SizedStrip):
 
 
     def show(self, frame: npt.NDArray[np.uint8]) -> None:
+        if self._closed:
+            raise ValueError("rpi_ws281x strip is closed")
         pixels = check_frame(frame, self._n).astype(np.uint32)
         packed = (pixels[:, 0] << 16) | (pixels[:, 1] << 8) | pixels[:, 2]
         set_pixel = self._strip.setPixelColor
@@ -123,7 +128,14 @@ class Ws281xStrip(SizedStrip):
         self._strip.show()
 
     def close(self) -> None:
-        self.show(np.zeros((self._n, 3), dtype=np.uint8))
-        cleanup = getattr(self._strip, "_cleanup", None)
-        if cleanup is not None:
-            cleanup()
+        """Darkens the strip and frees the library's device, once: after ``_cleanup`` the
+        binding's ``show`` would pass NULL to ``ws2811_render`` and crash the interpreter."""
+        if self._closed:
+            return
+        try:
+            self.show(np.zeros((self._n, 3), dtype=np.uint8))
+        finally:
+            self._closed = True
+            cleanup = getattr(self._strip, "_cleanup", None)
+            if cleanup is not None:
+                cleanup()
