@@ -198,6 +198,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     began = time.monotonic()
+    from firmware.device.memory import give_back_large_buffers
+
+    give_back_large_buffers()  # frames freed are given back: the Pi Zero 2 W's 512 MB
     from firmware.device.config import load_device_config
     from firmware.device.loop import DeviceLoop
     from firmware.device.notify import Notifier, Watchdog

@@ -57,6 +57,12 @@ Image = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels, x1 and y1 excluded
 Point = tuple[float, float]
 Corners = tuple[Point, Point, Point, Point]
+#: A box of more frame pixels than this (a 1280x720 frame's; the whole table of a 2304x1296
+#: camera when it settles) is read in tiles of at most ``TILE_CARDS`` card lengths each way,
+#: grown by ``TILE_MARGIN`` card lengths (``_tiles``).
+TILE_ABOVE_PX = 1280 * 720
+TILE_CARDS = 5.0
+TILE_MARGIN = 0.65
 
 
 class Recognise(Protocol):
@@ -437,15 +443,28 @@ class StreamReader:
 
     def _look(self, image: Image, core: Box, box: Box) -> list[Seen]:
         """The card-sized readings in ``box`` (frame pixels) centred in ``core``, in the
-        settled table's pixels."""
+        settled table's pixels. A box larger than ``TILE_ABOVE_PX`` is read tile by tile
+        (``_tiles``), so the recogniser's working images never span a whole large frame."""
+        found: list[Seen] = []
+        for tile_core, tile in _tiles(core, box, self.card_px):
+            for seen in self._look_once(image, tile_core, tile):
+                twin = next((i for i, f in enumerate(found) if self._same_place(f, seen)), None)
+                if twin is None:
+                    found.append(seen)
+                elif seen.confidence > found[twin].confidence:
+                    found[twin] = seen  # one card read from two tiles: the surer reading
+        self.reads += 1
+        self.pixels_read += (box[2] - box[0]) * (box[3] - box[1])
+        return found
+
+    def _look_once(self, image: Image, core: Box, box: Box) -> list[Seen]:
+        """``_look`` in one call of the recogniser."""
         x0, y0, x1, y1 = box
         crop = image[y0:y1, x0:x1]
         # Frame pixels to the settled table's: the view may have shifted since.
         ox, oy = self.offset
         found = [_shift(seen, x0 - ox, y0 - oy)
                  for seen in self.recognise(crop, card_px=self.card_px)]
-        self.reads += 1
-        self.pixels_read += (x1 - x0) * (y1 - y0)
         core_on_table = self._on_table(core)
         return [seen for seen in found if _inside(centroid(seen.corners), core_on_table)
                 and self._physical(seen)]
@@ -503,6 +522,40 @@ def _gain(cells: npt.NDArray[np.float32], before: npt.NDArray[np.float32]) -> fl
     if not lit.any():
         return 1.0
     return float(np.clip(np.median(cells[lit] / before[lit]), 0.5, 2.0))
+
+
+def _tiles(core: Box, box: Box, card_px: float) -> list[tuple[Box, Box]]:
+    """``(core, box)`` cut into tiles whose cores are at most ``TILE_CARDS`` cards each way and
+    share out ``core``, each box its core grown by ``TILE_MARGIN`` of a card (within ``box``).
+
+    Every card centred in ``core`` is centred in one tile's core and lies whole in its box (a
+    card turned 45 degrees reaches 0.61 of its length from its centre); a card cut by a tile's
+    box edge has its visible part's centre outside that tile's core, so it is read in its own
+    tile only. Why: the recogniser's working images (the crop scaled to the cards' size, its
+    channels and component labels) grow with the pixels read at once, and the whole
+    2304x1296 frame read in one piece when the table settles took about 90 MB at once, more
+    than a 512 MB Pi Zero 2 W can spare beside its system (``benchmarks/device/rss.py``).
+    A box of at most ``TILE_ABOVE_PX`` pixels (every changed region of a card or two, the
+    whole of a 1280x720 frame) is read as it is.
+    """
+    if (box[2] - box[0]) * (box[3] - box[1]) <= TILE_ABOVE_PX:
+        return [(core, box)]
+    span = TILE_CARDS * card_px
+    nx = max(1, math.ceil((core[2] - core[0]) / span))
+    ny = max(1, math.ceil((core[3] - core[1]) / span))
+    if nx == 1 and ny == 1:
+        return [(core, box)]
+    margin = math.ceil(TILE_MARGIN * card_px)
+    xs = [core[0] + (core[2] - core[0]) * i // nx for i in range(nx + 1)]
+    ys = [core[1] + (core[3] - core[1]) * j // ny for j in range(ny + 1)]
+    tiles = []
+    for j in range(ny):
+        for i in range(nx):
+            tile_core = (xs[i], ys[j], xs[i + 1], ys[j + 1])
+            tiles.append((tile_core, (max(box[0], xs[i] - margin), max(box[1], ys[j] - margin),
+                                      min(box[2], xs[i + 1] + margin),
+                                      min(box[3], ys[j + 1] + margin))))
+    return tiles
 
 
 def _overlap(a: Box, b: Box) -> bool:

@@ -70,6 +70,8 @@ MIN_EDGE_PIXELS = 50
 # a 4608x2592 camera's cards the same as a 2304x1296 camera's. Frames are never enlarged for
 # it: interpolation adds a blur of its own that says nothing of the lens.
 REFERENCE_CARD_PX = 160.0
+# The blur is measured in bands of at least this many rows (``blur_sigma``).
+FOCUS_BAND_ROWS = 256
 
 
 def measuring_scale(shape: tuple[int, ...], card_px: float | None = None) -> float:
@@ -82,6 +84,21 @@ def measuring_scale(shape: tuple[int, ...], card_px: float | None = None) -> flo
     if not (math.isfinite(card_px) and card_px > 0):
         raise ValueError(f"card_px must be a card's height in pixels, not {card_px!r}")
     return min(1.0, REFERENCE_CARD_PX / card_px)
+
+
+def _edge_histogram(grey: np.ndarray, kernel: np.ndarray, first: int, count: int
+                    ) -> np.ndarray:
+    """``blur_sigma``'s histogram of gradient over range at the edges of rows ``first`` to
+    ``first + count`` of ``grey`` (the rows round them only give the window its reach)."""
+    height = cv2.morphologyEx(grey, cv2.MORPH_GRADIENT, kernel)
+    # Sobel's 3x3 derivative is 8 times the slope; a quarter of it, the central difference, is
+    # twice the slope and never above the edge's height.
+    dx = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), alpha=0.25)
+    dy = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3), alpha=0.25)
+    ratio = cv2.divide(cv2.max(dx, dy), height, scale=255)[first:first + count]
+    edges = np.greater_equal(height[first:first + count], MIN_EDGE).view(np.uint8)
+    return cv2.calcHist([np.ascontiguousarray(ratio)], [0], np.ascontiguousarray(edges),
+                        [256], [0, 256]).ravel()
 
 
 def blur_sigma(image: np.ndarray, *, card_px: float | None = None) -> float:
@@ -101,15 +118,16 @@ def blur_sigma(image: np.ndarray, *, card_px: float | None = None) -> float:
     window = EDGE_WINDOW * min(grey.shape) if card_px is None else \
         EDGE_WINDOW_CARDS * card_px * scale
     side = max(5, int(window) | 1)
-    window = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
-    height = cv2.morphologyEx(grey, cv2.MORPH_GRADIENT, window)
-    # Sobel's 3x3 derivative is 8 times the slope; a quarter of it, the central difference, is
-    # twice the slope and never above the edge's height.
-    dx = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), alpha=0.25)
-    dy = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3), alpha=0.25)
-    ratio = cv2.divide(cv2.max(dx, dy), height, scale=255)
-    edges = np.greater_equal(height, MIN_EDGE).view(np.uint8)
-    hist = cv2.calcHist([ratio], [0], edges, [256], [0, 256]).ravel()
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
+    # Measured in bands of rows, each with the rows round it that its window reaches, and the
+    # bands' histograms added: the same counts as the whole frame's at once, without a whole
+    # frame's worth of each working image (a 2304x1296 frame's came to about 25 MB at once,
+    # every second on a bare table, on a 512 MB Pi Zero 2 W: ``benchmarks/device/rss.py``).
+    rows, step, reach = grey.shape[0], max(4 * side, FOCUS_BAND_ROWS), side // 2 + 1
+    hist = np.zeros(256, np.float32)
+    for top in range(0, rows, step):
+        lo, hi = max(0, top - reach), min(rows, top + step + reach)
+        hist += _edge_histogram(grey[lo:hi], kernel, top - lo, min(step, rows - top))
     total = np.cumsum(hist)
     if total[-1] < MIN_EDGE_PIXELS:
         return 0.0

@@ -1,0 +1,117 @@
+"""The device's memory with the default 2304x1296 camera (issue 63: peak RSS at most 150 MB,
+measured by benchmarks/device/rss.py): the settled table is read in tiles, not in one piece;
+the focus meter measures in bands of rows with the same result; freed frames are given back."""
+
+from __future__ import annotations
+
+import math
+import platform
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.cards import Card
+from firmware.device.memory import give_back_large_buffers
+from vision.live.motion import TILE_ABOVE_PX, TILE_CARDS, TILE_MARGIN, StreamReader
+from vision.live.sources import Frame, watch_image
+from vision.recognise import focus
+from vision.recognise.detection import Detection
+
+FULL = (2304, 1296)  # [camera] size's default; cards an eighth of its height: 162 px
+CARD_PX = FULL[1] / 8
+CARD_W, CARD_H = 116, 162
+
+
+def laid_table(cards: dict[tuple[int, int], Card]) -> np.ndarray:
+    """A green cloth with white cards (top-left corner -> card), each marked in its middle with
+    a blue level that names it."""
+    image = np.full((FULL[1], FULL[0], 3), (40, 90, 30), np.uint8)
+    for (x, y), card in cards.items():
+        cv2.rectangle(image, (x, y), (x + CARD_W - 1, y + CARD_H - 1), (240, 240, 240), -1)
+        cv2.rectangle(image, (x + 40, y + 60), (x + 76, y + 100), (card.index * 4, 0, 0), -1)
+    return image
+
+
+class PaperReader:
+    """A recogniser for ``laid_table``'s cards: every whole white card in the crop, named by its
+    mark (a card cut by the crop's edge is not read). Keeps the size of every crop."""
+
+    def __init__(self) -> None:
+        self.crops: list[tuple[int, int]] = []
+
+    def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> list[Detection]:
+        self.crops.append((image.shape[1], image.shape[0]))
+        paper = cv2.inRange(image, (200, 200, 200), (255, 255, 255))
+        count, _, stats, _ = cv2.connectedComponentsWithStats(paper)
+        found = []
+        for label in range(1, count):
+            x, y, w, h, _ = (int(v) for v in stats[label])
+            if abs(w - CARD_W) > 2 or abs(h - CARD_H) > 2:
+                continue
+            mark = float(image[y + 70:y + 90, x + 48:x + 68, 0].mean())
+            corners = ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
+            found.append(Detection(Card.from_index(round(mark / 4)), corners, 0.99))
+        return found
+
+
+def settle(reader: StreamReader, image: np.ndarray, frames: int = 6) -> list[Detection]:
+    seen: list[Detection] = []
+    for i in range(frames):
+        size = (image.shape[1] // 4, image.shape[0] // 4)
+        seen = reader(Frame(image, i / 30, i, watch_image(image, size)))
+    return seen
+
+
+# Cards on the tile seams of a 3x2 cut of the frame (x at 768 and 1536, y at 648) and inside.
+SEAMS = {(710, 560): "AS", (1480, 100): "KD", (1480, 580): "5C", (200, 1000): "10H",
+         (2100, 1100): "QS", (1000, 300): "7D"}
+
+
+def test_the_settled_table_of_a_2304x1296_camera_is_read_in_tiles_and_every_card_once() -> None:
+    recognise = PaperReader()
+    reader = StreamReader(recognise, frame_size=FULL, learn_art=False)
+    seen = settle(reader, laid_table({at: Card.parse(c) for at, c in SEAMS.items()}))
+    assert sorted(str(d.card) for d in seen) == sorted(SEAMS.values())
+    assert reader.reads == 1  # one read of the settled table, as before
+    largest = (TILE_CARDS * CARD_PX / 2 + 2 * math.ceil(TILE_MARGIN * CARD_PX)) * 2
+    assert len(recognise.crops) > 1
+    assert all(w * h <= TILE_ABOVE_PX and w <= largest and h <= largest
+               for w, h in recognise.crops), recognise.crops
+
+
+def test_a_frame_no_larger_than_1280x720_is_still_read_in_one_piece() -> None:
+    recognise = PaperReader()
+    reader = StreamReader(recognise, frame_size=(1280, 720), learn_art=False)
+    image = laid_table({(300, 200): Card.parse("AS")})[:720, :1280]
+    seen = settle(reader, np.ascontiguousarray(image))
+    assert [str(d.card) for d in seen] == ["AS"]
+    assert recognise.crops == [(1280, 720)]
+
+
+@pytest.mark.parametrize("card_px", [None, CARD_PX])
+def test_the_focus_meter_measures_in_bands_of_rows_and_finds_the_same_blur(
+        monkeypatch: pytest.MonkeyPatch, card_px: float | None) -> None:
+    rng = np.random.default_rng(5)
+    image = laid_table({at: Card.parse(c) for at, c in SEAMS.items()})
+    image = cv2.GaussianBlur(image, (0, 0), 1.4)
+    image = np.clip(image + rng.integers(-4, 5, image.shape), 0, 255).astype(np.uint8)
+    rows: list[int] = []
+    gradient = cv2.morphologyEx
+
+    def spy(src: np.ndarray, *args: object, **kwargs: object) -> np.ndarray:
+        rows.append(src.shape[0])
+        return gradient(src, *args, **kwargs)
+
+    monkeypatch.setattr(focus.cv2, "morphologyEx", spy)
+    banded = focus.blur_sigma(image, card_px=card_px)
+    assert len(rows) > 1 and max(rows) < FULL[1] / 2
+    monkeypatch.setattr(focus, "FOCUS_BAND_ROWS", 10 * FULL[1])
+    assert focus.blur_sigma(image, card_px=card_px) == banded > 0.0
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's mallopt only")
+def test_large_buffers_are_given_back_under_glibc() -> None:
+    assert give_back_large_buffers() is True
+    with pytest.raises(ValueError, match="positive number of bytes"):
+        give_back_large_buffers(0)
