@@ -16,6 +16,7 @@ from storekit import Clock, events_pages
 from engine.game import Game
 from engine.simulate import simulate_game
 from firmware.store.eventstore import EventStore
+from firmware.store.copy import copy_path
 from firmware.store.mark import mark_path
 from firmware.store.pages import cells
 from firmware.store.schema import undo_crc
@@ -126,6 +127,7 @@ def test_a_flipped_rowid_costs_only_its_row_and_reports_no_id_that_never_was(
         assert {m.id: len(m.games) for m in store.matches()} == {1: 1, 2: 1, 3: 1}
     path = copy(pristine, tmp_path / "text")
     flip(path, (page - 1) * 4096 + at + 12, 0x04)  # in the row's text: that row is damaged
+    copy_path(path).unlink()  # and its second copy gone: only then is it lost
     with EventStore.open(path, clock=Clock()) as store:
         assert store.recovery is not None
         assert [event.id for event in store.recovery.lost] == [rowid]
@@ -209,6 +211,7 @@ def test_an_undo_added_or_removed_is_caught_by_the_mark(pristine: tuple[Path, Tr
         conn.execute("DELETE FROM undos WHERE id = 3")
         conn.execute("UPDATE events SET undone_at = NULL")
     conn.close()
+    copy_path(path).unlink()  # the second copy would give the undo back
     with EventStore.open(path, clock=Clock()) as store:
         assert store.recovery is not None
         assert store.recovery.reason == "1 acknowledged undo(s) not in the store"
@@ -345,6 +348,7 @@ def test_a_damaged_last_row_without_a_mark_is_reported_by_its_id(
         conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = ?", (last,))
     conn.close()
     mark_path(path).unlink()  # nothing else vouches for the last id
+    copy_path(path).unlink()  # and no second copy holds it
     with EventStore.open(path, clock=Clock()) as store:
         assert store.recovery is not None
         assert [e.id for e in store.recovery.lost] == [last]

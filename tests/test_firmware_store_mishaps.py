@@ -257,3 +257,29 @@ def test_a_repair_keeps_telling_systemd_to_wait(pristine: tuple[Path, dict],
     extends = [i for i, text in enumerate(said) if text.startswith("EXTEND_TIMEOUT_USEC=")]
     ready = next(i for i, text in enumerate(said) if text.startswith("READY=1"))
     assert extends and extends[0] < ready, said
+
+
+def test_a_damaged_row_is_restored_from_the_second_copy(pristine: tuple[Path, dict],
+                                                        tmp_path: Path) -> None:
+    """Issue 60 item 1: a row damaged in the store is taken from its copy, nothing set aside;
+    the copy damaged instead is rewritten from the store."""
+    path = copy(pristine, tmp_path / "s")
+    middle = sorted(pristine[1])[len(pristine[1]) // 3]
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = ?", (middle,))
+    conn.close()
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is not None and store.recovery.damaged_at == middle
+        assert store.recovery.lost == () and store.recovery.set_aside == ()
+        assert kept(store) == pristine[1]
+    path = copy(pristine, tmp_path / "c")
+    from firmware.store.copy import copy_path
+
+    data = bytearray(copy_path(path).read_bytes())
+    data[len(data) // 2] ^= 0x08
+    copy_path(path).write_bytes(bytes(data))
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is None and kept(store) == pristine[1]
+        assert any("second copy" in note for note in store.notes)
+    with EventStore.open(path, clock=Clock()) as store:
+        assert not store.notes

@@ -59,6 +59,7 @@ from firmware.store.derived import (
     read_history,
     write_history,
 )
+from firmware.store.copy import CopyFile, copy_path, event_line, read_copy, rewrite, undo_line
 from firmware.store.header import put_right_versions
 from firmware.store.mark import Mark, MarkFile, mark_path, read_mark
 from firmware.store.repair import (
@@ -72,6 +73,7 @@ from firmware.store.repair import (
 )
 from firmware.store.schema import (
     SCHEMA_VERSION,
+    Row,
     StorageFull,
     StoreError,
     Undo,
@@ -187,10 +189,12 @@ class EventStore:
                                   last.match if last else 0, len(self._undos),
                                   undo_chain(self._undos))
         self._mark: MarkFile | None = None
+        self._copy: CopyFile | None = None
         self._unsynced = 0
         if not readonly:
             self._mark = MarkFile.open(mark_path(path))
             self._mark.write(self._acknowledged, durable=True)
+            self._copy = self._open_copy(rows)
         self._match: int | None = max((r.match for r in rows), default=None)
         if self._match is None:
             found = conn.execute("SELECT max(id) FROM matches").fetchone()[0]
@@ -240,6 +244,8 @@ class EventStore:
                 mark = read_mark(mark_path(path))
                 try:
                     loaded = verified_rows(path, mark)
+                    if not readonly:
+                        _check_copy(path, loaded)
                 except Damage as damage:
                     if readonly:
                         where = "" if damage.row_id is None else f" at event id {damage.row_id}"
@@ -319,7 +325,25 @@ class EventStore:
                 conn.execute(f"DELETE FROM {table} WHERE {column} NOT IN "  # noqa: S608
                              "(SELECT match FROM events)")
 
+    def _open_copy(self, rows: list[Row]) -> CopyFile:
+        """The second copy, rewritten from the store first where it differs (damaged, cut,
+        missing, or made before there were copies: an older store gets one at its first
+        open). Rows only the copy holds were taken into the store before this (``open``)."""
+        where = copy_path(self.path)
+        found = read_copy(where)
+        plain = {r.id: replace(r, undone_at=None) for r in rows}
+        if found.rows != plain or found.undos != {u.id: u for u in self._undos} \
+                or found.damaged:
+            if where.exists() and where.stat().st_size:
+                self.notes = (*self.notes, "the event store's second copy differed from the "
+                              "store and was rewritten from it")
+            rewrite(where, list(plain.values()), self._undos)
+        return CopyFile.open(where)
+
     def close(self) -> None:
+        if self._copy is not None:
+            self._copy.close()
+            self._copy = None
         if self._mark is not None:
             self._mark.write(self._acknowledged, durable=True)
             self._mark.close()
@@ -432,6 +456,7 @@ class EventStore:
             if history != self._histories.get(match):
                 write_history(conn, history)
         self._undos.append(undo)
+        self._add_to_copy(undo_line(undo))
         self._histories[match] = history
         rows[:] = [replace(r, undone_at=now) if r.id == event_id else r for r in rows]
         ack = self._acknowledged
@@ -536,12 +561,22 @@ class EventStore:
                 write_history(conn, history)
         self._histories[match] = history
         self._rows.setdefault(match, []).append(StoredEvent(event_id, match, line, now))
+        self._add_to_copy(event_line(Row(event_id, match, line, crc, now, None)))
         self._last_id = event_id
         self._match = match
         # A new row leaves the undos as acknowledged: their count and chain carry over.
         self._acknowledge(replace(self._acknowledged, last_id=event_id, crc=crc, match=match),
                           durable=ended)
         return event_id
+
+    def _add_to_copy(self, line: bytes) -> None:
+        """The committed row's second copy, flushed before the row is acknowledged. A copy
+        that cannot be written is left behind, never the store: the next open rewrites it."""
+        if self._copy is not None:
+            try:
+                self._copy.add(line)
+            except OSError:
+                pass
 
     def _acknowledge(self, mark: Mark, *, durable: bool) -> None:
         """Records a commit in the mark: flushed at game ends, undos and every
@@ -594,6 +629,19 @@ def _check_place(path: Path) -> None:
     if not stat.S_ISREG(mode):
         raise StoreError(f"event store path {text!r} is not a regular file (a device, "
                          "a pipe or a socket)")
+
+
+def _check_copy(path: Path, loaded: Loaded) -> None:
+    """Rows or undos the second copy holds that the store does not: the store lost them
+    (its -wal cut or damaged past the mark's knowing), so it is repaired, from the copy."""
+    found = read_copy(copy_path(path))
+    held = {r.id for r in loaded.rows} | loaded.lost
+    missing = sorted(set(found.rows) - held)
+    if missing:
+        raise Damage(missing[0], f"event id {missing[0]} is in the store's second copy but "
+                                 "not in the store")
+    if len(found.undos) > len(loaded.undos) and loaded.version >= 3:
+        raise Damage(None, "an undo is in the store's second copy but not in the store")
 
 
 def _nothing() -> None:

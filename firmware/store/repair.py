@@ -31,6 +31,7 @@ from typing import Any
 
 from engine.game import Game
 from engine.records import LogError
+from firmware.store.copy import copy_path, read_copy
 from firmware.store.derived import derive, write_history
 from firmware.store.files import fsync_dir
 from firmware.store.mark import Mark
@@ -517,6 +518,11 @@ def _scan(path: Path, mark: Mark | None, repairing: Callable[[], None]) -> _Scan
     repairing()
     for event_id, row in raw.items():
         scan.good.setdefault(event_id, row)
+    copy = read_copy(copy_path(path))  # the second copy: every row the store lost
+    for event_id, row in copy.rows.items():
+        scan.good.setdefault(event_id, row)
+    for undo in copy.undos.values():
+        scan.undos.setdefault(undo.id, undo)
     scan.earlier = _trusted_losses(scan.earlier, lost_bound(scan.good, mark))
     scan.known = max([scan.known, *scan.good, *(event.id for event in scan.earlier)])
     _rowids_put_right(scan, unmatched)
