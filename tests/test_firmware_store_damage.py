@@ -15,8 +15,8 @@ from storekit import Clock, events_pages
 
 from engine.game import Game
 from engine.simulate import simulate_game
-from firmware.store.eventstore import EventStore
 from firmware.store.copy import copy_path
+from firmware.store.eventstore import EventStore
 from firmware.store.mark import mark_path
 from firmware.store.pages import cells
 from firmware.store.schema import undo_crc

@@ -51,6 +51,7 @@ from typing import Any
 from engine.events import Event, NewGame, dumps_event, parse_event, parse_line
 from engine.game import Game
 from engine.records import LogError, Pegged
+from firmware.store.copy import CopyFile, copy_path, event_line, read_copy, rewrite, undo_line
 from firmware.store.derived import (
     GameRow,
     MatchHistory,
@@ -59,7 +60,6 @@ from firmware.store.derived import (
     read_history,
     write_history,
 )
-from firmware.store.copy import CopyFile, copy_path, event_line, read_copy, rewrite, undo_line
 from firmware.store.header import put_right_versions
 from firmware.store.mark import Mark, MarkFile, mark_path, read_mark
 from firmware.store.repair import (
