@@ -121,6 +121,10 @@ class FakePicamera2:
         self.af_state = AF_IDLE
         self.lens: float | None = None  # LensPosition, dioptres; None until the first start
         self.controls_log: list[dict[str, Any]] = []
+        # A hand moving over the table for this many more frames; the frames autofocus ran at.
+        self.hand_frames = 0
+        self.frames = 0
+        self.scanned_at: list[int] = []
         self._pending: dict[str, Any] = {}
         self._ever_started = False
         self.camera_config: dict[str, Any] | None = None
@@ -188,6 +192,7 @@ class FakePicamera2:
         self.set_controls({"AfMode": AF_AUTO, "AfTrigger": AF_TRIGGER_START})
         if not self.started:
             raise RuntimeError("Camera is not running")  # picamera2 would wait for ever
+        self.scanned_at.append(self.frames)
         states = [self.af_state]
         self._next_frame()
         states.append(self.af_state)
@@ -354,11 +359,18 @@ class FakePicamera2:
             raise RuntimeError("Camera is not running")
         time.sleep(0.02)  # a frame's time: the source's reading thread waits for each
         self._next_frame()
+        self.frames += 1
+        hand = self.hand_frames > 0
+        self.hand_frames -= hand
         arrays = []
         for name in names:
             stream = self.camera_config[name]
             width, height = stream["size"]
             rgb = self._view(width, height)
+            if hand:  # a bright hand-sized block, somewhere new each frame
+                rgb = rgb.copy()
+                x = (self.frames * width // 7) % (width // 2)
+                rgb[height // 4:height // 2, x:x + width // 6] = (230, 190, 170)
             if stream["format"] == "RGB888":  # "RGB888" is B, G, R in memory
                 arrays.append(np.ascontiguousarray(rgb[..., ::-1]))
             elif stream["format"] == "YUV420":

@@ -1,11 +1,16 @@
 """The camera configuration the device builds, judged by picamera2's own rules.
 
 ``tests/picamera2_fake.py`` refuses what picamera2 0.3.38 refuses and picks sensor modes
-as it does, for a Camera Module 3 (imx708) on a Pi 4 (VC4 ISP) and a Pi 5 (PiSP).
+as it does, for a Camera Module 3 (imx708) on a Pi 4 (VC4 ISP) and a Pi 5 (PiSP); its
+autofocus controls behave as picamera2 and libcamera's Raspberry Pi IPA do (the facts and their
+sources: docs/interfaces/picamera2-libcamera.md), and its lens blurs what it draws by how far
+it is from the table, so a focus set wrongly shows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import cv2
@@ -30,6 +35,16 @@ def card_table(width: int, height: int) -> np.ndarray:
 
 def open_source(camera: FakePicamera2, **options: Any) -> Picamera2Source:
     return Picamera2Source(camera_factory=lambda: camera, **options)
+
+
+@contextmanager
+def running(camera: FakePicamera2, **options: Any) -> Iterator[Picamera2Source]:
+    """The device's source over ``camera``, closed after."""
+    source = open_source(camera, **options)
+    try:
+        yield source
+    finally:
+        source.close()
 
 
 @pytest.mark.parametrize("platform", [VC4, PISP])
@@ -198,8 +213,7 @@ def test_af_trigger_scans_only_in_auto_mode() -> None:
 
 def test_a_known_mount_sets_manual_focus_in_dioptres() -> None:
     camera = FakePicamera2(table_m=0.9)
-    source = open_source(camera, size=(1280, 720), mount_cm=90)
-    try:
+    with running(camera, size=(1280, 720), mount_cm=90) as source:
         assert camera.af_mode == AF_MANUAL
         assert camera.lens == pytest.approx(1 / 0.9)  # not 90, not 0.9
         assert camera.defocus_px < 0.01
@@ -207,37 +221,28 @@ def test_a_known_mount_sets_manual_focus_in_dioptres() -> None:
         assert source.focus.kind == "manual" and source.focus.distance_m == pytest.approx(0.9)
         assert "0.90 m" in source.focus.words and "turn the lens" not in source.focus.words
         assert source.lens is source
-    finally:
-        source.close()
 
 
 def test_a_mount_nearer_than_the_lens_focuses_is_clamped_and_said() -> None:
     camera = FakePicamera2(table_m=0.05)
-    source = open_source(camera, mount_cm=5)
-    try:
+    with running(camera, mount_cm=5) as source:
         assert camera.lens == 15.0 and source.focus.clamped
         assert "the nearest the lens focuses" in source.focus.words
-    finally:
-        source.close()
 
 
 def test_without_a_mount_height_autofocus_runs_once_then_holds() -> None:
     camera = FakePicamera2(table_m=0.85)
-    source = open_source(camera, size=(1280, 720))
-    try:
+    with running(camera, size=(1280, 720)) as source:
         assert source.focus.kind == "autofocus"
         assert source.focus.distance_m == pytest.approx(0.85)
         assert camera.af_mode == AF_MANUAL  # held: nothing moves the lens while cards are laid
         assert [c.get("AfMode") for c in camera.controls_log] == [1, 0]
         assert "autofocus found the table at 0.85 m" in source.focus.words
-    finally:
-        source.close()
 
 
 def test_refocus_runs_on_the_camera_thread_and_finds_a_moved_table() -> None:
     camera = FakePicamera2(table_m=0.9)
-    source = open_source(camera, mount_cm=90)
-    try:
+    with running(camera, mount_cm=90) as source:
         camera.table_m = 0.75  # the arm was lowered
         said = source.refocus()
         assert said.startswith("refocusing the camera: one autofocus scan, then held")
@@ -247,19 +252,14 @@ def test_refocus_runs_on_the_camera_thread_and_finds_a_moved_table() -> None:
                 break
         assert source.focus.distance_m == pytest.approx(0.75)
         assert camera.af_mode == AF_MANUAL and camera.defocus_px < 0.01
-    finally:
-        source.close()
 
 
 def test_a_camera_without_autofocus_is_left_alone_and_says_turn_the_lens() -> None:
     camera = FakePicamera2(autofocus=False)
-    source = open_source(camera, mount_cm=90)
-    try:
+    with running(camera, mount_cm=90) as source:
         assert camera.controls_log == []
         assert source.focus.kind == "fixed" and source.lens is None
         assert "turn the lens" in source.focus.words
-    finally:
-        source.close()
 
 
 def test_a_mount_height_that_is_no_height_is_refused_before_the_camera_opens() -> None:
@@ -272,10 +272,24 @@ def test_a_mount_height_that_is_no_height_is_refused_before_the_camera_opens() -
 def test_doctor_camera_says_the_focus_set() -> None:
     from firmware.doctor.walk import measure_camera
 
-    source = open_source(FakePicamera2(table_m=0.9), mount_cm=90)
     lines: list[str] = []
-    try:
+    with running(FakePicamera2(table_m=0.9), mount_cm=90) as source:
         assert measure_camera(source, lambda image: [], say=lines.append) == (1280, 720)
-    finally:
-        source.close()
     assert lines[1].startswith("camera: focus: set for the mount, 0.90 m (LensPosition 1.11")
+
+
+def test_autofocus_waits_for_the_hand_to_leave_the_table() -> None:
+    camera = FakePicamera2(table_m=0.9)
+    camera.hand_frames = 6  # someone still laying a card as the board starts
+    with running(camera) as source:
+        assert camera.scanned_at and camera.scanned_at[0] > 6
+        camera.table_m, camera.hand_frames = 0.8, 10
+        scanned = len(camera.scanned_at)
+        start = camera.frames
+        source.refocus()
+        for _ in range(40):
+            source.read(timeout=1.0)
+            if len(camera.scanned_at) > scanned:
+                break
+        assert camera.scanned_at[-1] > start + 10  # not while the hand moved
+        assert source.focus.distance_m == pytest.approx(0.8)

@@ -39,6 +39,11 @@ __all__ = [
 Image = npt.NDArray[np.uint8]
 # The watch stream is this many times smaller than the full frame unless the config says.
 WATCH_DIVISOR = 4
+# Autofocus scans a still table: two watch frames in a row whose grey levels differ by less
+# than this on average (a hand, or exposure still settling, moves far more); a scan asked for
+# waits at most this many frames (3 s at 30 fps) for that, then runs anyway.
+STILL_LEVEL = 2.0
+STILL_WAIT_FRAMES = 90
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".mjpeg")
 
@@ -328,7 +333,8 @@ class Picamera2Source:
     Focus (``vision.live.lens``): a Camera Module 3's motorised lens is set for the table,
     at ``LensPosition = 100 / mount_cm`` dioptres where the mount height is given, else by one
     autofocus scan at start, held; ``refocus`` asks for a new scan (the focus meter asks when
-    the view goes soft), which runs on the camera's thread between frames. A camera that
+    the view goes soft), which runs on the camera's thread between frames. Each scan waits
+    for a still table (``STILL_LEVEL``; at most ``STILL_WAIT_FRAMES``). A camera that
     lists no ``AfMode`` has no motor: ``focus`` says to turn its lens by hand.
     """
 
@@ -346,6 +352,8 @@ class Picamera2Source:
                                   f"in cm, a positive number, not {mount_cm!r}") from None
         self._mount_cm = mount_cm
         self._refocus_asked = threading.Event()
+        self._refocus_waited = 0
+        self._last_watch: Image | None = None
         if camera_factory is None:
             try:
                 module = importlib.import_module("picamera2")
@@ -377,6 +385,8 @@ class Picamera2Source:
             focus = (focus_for_mount(self._camera, mount_cm) if mount_cm is not None
                      else None)
             self._camera.start()
+            if focus is None:
+                self._settle()
             self._focus = focus or autofocus_once(self._camera)
         except Exception as exc:  # libcamera reports a missing sensor in many ways
             raise CameraUnavailableError("picamera2", f"the camera did not start: {exc}") from exc
@@ -407,12 +417,29 @@ class Picamera2Source:
         array is the luminance plane (``height`` rows) over the chroma, rows padded to the
         stride: the top-left ``watch`` pixels are the grey image.
         """
-        if self._refocus_asked.is_set():
-            self._refocus_asked.clear()
-            self._focus = autofocus_once(self._camera, mount_cm=self._mount_cm)
         (main, lores), _ = self._camera.capture_arrays(["main", "lores"])
         width, height = self._watch
-        return main, np.ascontiguousarray(lores[:height, :width])
+        watch = np.ascontiguousarray(lores[:height, :width])
+        if self._refocus_asked.is_set():
+            self._refocus_waited += 1
+            if _still(self._last_watch, watch) or self._refocus_waited >= STILL_WAIT_FRAMES:
+                self._refocus_asked.clear()
+                self._refocus_waited = 0
+                self._focus = autofocus_once(self._camera, mount_cm=self._mount_cm)
+        self._last_watch = watch
+        return main, watch
+
+    def _settle(self) -> None:
+        """Reads watch frames until two in a row match (nothing moving, exposure settled),
+        at most ``STILL_WAIT_FRAMES``: autofocus then scans the table, not a hand."""
+        width, height = self._watch
+        last = None
+        for _ in range(STILL_WAIT_FRAMES):
+            (lores,), _ = self._camera.capture_arrays(["lores"])
+            watch = lores[:height, :width]
+            if _still(last, watch):
+                return
+            last = watch
 
     def read(self, timeout: float = 0.5) -> Frame | None:
         return self._grabber.read(timeout)
@@ -421,6 +448,14 @@ class Picamera2Source:
         self._grabber.stop()
         self._camera.stop()
         self._camera.close()
+
+
+def _still(previous: Image | None, current: Image) -> bool:
+    """Whether nothing moved between two watch frames (``STILL_LEVEL``)."""
+    if previous is None or previous.shape != current.shape:
+        return False
+    change = np.abs(previous.astype(np.int16) - current.astype(np.int16)).mean()
+    return bool(change < STILL_LEVEL)
 
 
 def full_view_mode(camera: Any, size: tuple[int, int]) -> dict[str, Any] | None:
