@@ -19,6 +19,7 @@ Time always comes in as an argument or an injected ``clock``: tests never sleep.
 from __future__ import annotations
 
 import importlib
+import os
 import queue
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +37,7 @@ __all__ = [
     "ButtonsUnavailableError",
     "ButtonPanel",
     "make_pin_factory",
+    "lgpio_work_dir",
     "PIN_FACTORIES",
     "Action",
     "Controls",
@@ -320,11 +322,37 @@ def make_pin_factory(name: str) -> Any:
             f"unknown pin_factory {name!r}: choose one of {', '.join(PIN_FACTORIES)}"
         )
     module_name, class_name = target.split(":")
+    work_dir = lgpio_work_dir()  # before the import, which chdir()s there
     try:
         module = importlib.import_module(module_name)
         return getattr(module, class_name)()
     except Exception as exc:  # gpiozero raises ImportError, OSError, RuntimeError or its own
+        if ".lgd-nfy" in str(exc):
+            raise ButtonsUnavailableError(
+                f"pin factory {name!r} is unavailable: lgpio could not make its notification "
+                f"pipe .lgd-nfy0 in {work_dir!r} ($LG_WD, else the current directory), which "
+                "this user cannot write: run from a directory it can write (the service runs "
+                "in its WorkingDirectory=/var/lib/cribbage-board) or set LG_WD to one") from exc
         raise ButtonsUnavailableError(f"pin factory {name!r} is unavailable: {exc}") from exc
+
+
+def lgpio_work_dir() -> str:
+    """Where lgpio will make its notification pipe: ``$LG_WD``, else the current directory.
+
+    lgpio's Python module opens the pipe at import (``lgpio_extra.py``: ``_notify_thread =
+    _callback_thread()``), named ``.lgd-nfy<handle>`` in ``lguGetWorkDir()`` (``lgUtil.c``,
+    which also ``chdir()``s the process there). In a directory the user cannot write the
+    import fails with ``FileNotFoundError: '.lgd-nfy-3'`` (-3 is LG_BAD_PATHNAME). The facts
+    and sources: ``docs/interfaces/gpiozero-lgpio.md``.
+    """
+    wanted = os.environ.get("LG_WD")
+    try:
+        here = os.getcwd()
+    except OSError:
+        here = "?"
+    if not wanted:
+        return here
+    return wanted if wanted.startswith("/") else os.path.join(here, wanted)
 
 
 class ButtonPanel:

@@ -3,10 +3,14 @@ behaviour through gpiozero's MockFactory, then the actions they mean."""
 
 from __future__ import annotations
 
+import importlib
+import stat
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
+from standins.lgpio_import import fresh_lgpio
 
 from hardware.buttons import (
     Action,
@@ -18,6 +22,7 @@ from hardware.buttons import (
     Controls,
     EncoderSpec,
     PressLogic,
+    lgpio_work_dir,
     make_pin_factory,
 )
 
@@ -209,6 +214,43 @@ def test_unavailable_pin_factory_is_an_error_not_a_fallback() -> None:
             make_pin_factory("lgpio")
     else:
         pytest.skip("lgpio is installed here")
+
+
+def test_lgpio_in_an_unwritable_directory_says_where_and_what_to_do(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the stand-in lgpio, whose import makes its pipe as lgNotify.c does: /proc
+    refuses a FIFO even to root. Fails on a bare "[Errno 2] ... '.lgd-nfy-3'"."""
+    monkeypatch.delenv("LG_WD", raising=False)
+    monkeypatch.chdir("/proc")
+    fresh_lgpio(monkeypatch)
+    with pytest.raises(ButtonsUnavailableError,
+                       match=r"pipe \.lgd-nfy0 in '/proc' .*WorkingDirectory=/var/lib/"
+                             r"cribbage-board\) or set LG_WD"):
+        make_pin_factory("lgpio")
+
+
+def test_lgpio_makes_its_pipe_in_the_working_directory(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("LG_WD", raising=False)
+    monkeypatch.chdir(tmp_path)
+    fresh_lgpio(monkeypatch)
+    try:
+        make_pin_factory("lgpio").close()  # no /dev/gpiochip* or not a Pi here: unavailable
+    except ButtonsUnavailableError as exc:
+        assert ".lgd-nfy" not in str(exc)
+    assert stat.S_ISFIFO((tmp_path / ".lgd-nfy0").stat().st_mode)
+
+
+def test_standin_lgpio_moves_the_process_to_lg_wd(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """lguGetWorkDir chdir()s the whole process: a fact the service must not trip on."""
+    (tmp_path / "wd").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LG_WD", "wd")
+    fresh_lgpio(monkeypatch)
+    assert lgpio_work_dir() == str(tmp_path / "wd")
+    importlib.import_module("lgpio")
+    assert Path.cwd() == tmp_path / "wd" and (tmp_path / "wd" / ".lgd-nfy0").exists()
 
 
 def test_config_defaults_and_keys() -> None:
