@@ -18,8 +18,8 @@
 #      picamera2 and lgpio are visible, and the project (with its "pi" extra on a
 #      Pi) installed into it under
 #      constraints/bookworm.txt (Python 3.11) or constraints/trixie.txt (3.13): the
-#      library versions the tests run against (Bookworm's numpy is 1.24 and OpenCV
-#      4.12+ wheels need numpy 2: shared PI-NOTES.md).
+#      library versions the tests run against (Bookworm's numpy is 1.24, and OpenCV
+#      4.12+ wheels need numpy 2).
 #   4. /etc/cribbage-board/config.toml from firmware/config.example.toml, only if
 #      absent (an existing config is never overwritten), with the LED backend for
 #      this board: "spi" (GPIO10) on a Pi 3, 4, 5 or Zero 2 W, or with --leds pio on
@@ -267,7 +267,9 @@ add_lines() {
         return
     fi
     if [[ ! -f "$root$file" ]]; then
+        # Nothing was (or would be) changed here, so nothing here asks for a reboot.
         say "note: no $file here: add by hand: ${missing[*]}"
+        return
     elif (( dry_run )); then
         say "would add to $file: ${missing[*]}"
     else
@@ -431,7 +433,9 @@ board_steps
 config_steps
 file_steps
 enable_steps
-if (( ${#reboot_for[@]} )); then
+if (( ${#reboot_for[@]} )) && (( dry_run )); then
+    say "reboot would be needed: $(printf '%s\n' "${reboot_for[@]}" | sort -u | paste -sd' ') would change"
+elif (( ${#reboot_for[@]} )); then
     say "reboot needed: $(printf '%s\n' "${reboot_for[@]}" | sort -u | paste -sd' ') changed"
 fi
 if (( ! dry_run )); then

@@ -10,6 +10,7 @@ faults, each naming the file and the key.
 from __future__ import annotations
 
 import json
+import re
 import random
 import tomllib
 from collections.abc import Mapping
@@ -217,3 +218,71 @@ def test_every_fault_of_every_table_is_said(tmp_path: Path) -> None:
     ], faults
     assert faults[1].endswith("did you mean 'muggins'?")
     assert faults[8].endswith("did you mean 'host'?")
+
+
+# -- issue 59: one set of numbers in the guide, the example config, the installer and the code --
+
+ROOT = Path(__file__).parent.parent
+WIRING = ROOT / "hardware" / "WIRING.md"
+
+
+def wiring_config_reference() -> dict[str, Any]:
+    """The ```toml block under WIRING.md's "Config reference", parsed."""
+    text = WIRING.read_text().split("## Config reference", 1)[1]
+    return tomllib.loads(text.split("```toml", 1)[1].split("```", 1)[0])
+
+
+def test_the_guides_config_reference_is_the_config_install_sh_writes_on_a_pi() -> None:
+    reference, example = wiring_config_reference(), tomllib.loads(EXAMPLE.read_text())
+    # The example runs on a laptop (simulator); install.sh swaps in the Pi's backend, and the
+    # guide shows what it writes.
+    assert example["board"]["strip"]["backend"] == "simulator"
+    assert reference["board"]["strip"]["backend"] == "spi"
+    install = (ROOT / "systemd" / "install.sh").read_text()
+    assert 's@^backend = \\"simulator\\".*@backend = \\"$backend\\"' in install
+    for table in ("board", "buttons"):
+        for key, value in example[table].items():
+            if not isinstance(value, dict):
+                assert reference[table][key] == value, (table, key)
+    for table in ("layout", "colours"):
+        assert reference["board"][table] == example["board"][table], table
+
+
+def test_the_guides_brightness_and_power_numbers_are_the_codes() -> None:
+    from hardware.config import BoardConfig
+    from hardware.layout import per_side_tracks
+    from hardware.power import PowerBudget
+
+    reference = wiring_config_reference()
+    budget = PowerBudget()
+    assert reference["board"]["power"] == {
+        "supply_amps": budget.supply_amps, "headroom": budget.headroom,
+        "ma_per_channel": budget.ma_per_channel, "idle_ma_per_led": budget.idle_ma_per_led}
+    text = " ".join(WIRING.read_text().split())
+    installed = tomllib.loads(EXAMPLE.read_text())["board"]["brightness"]
+    default = BoardConfig.__dataclass_fields__["brightness"].default
+    assert f"installed `brightness = {installed}`" in text
+    assert f"{default} when the key is left out" in text
+    leds = per_side_tracks(3).n_leds
+    amps = leds * (installed * 3 * budget.ma_per_channel + budget.idle_ma_per_led) / 1000
+    assert f"{leds} x ({installed} x 60 + 1) mA = **{amps:.1f} A**" in text
+    assert "122 holes" in text and "121 holes per track" not in text
+
+
+def test_the_example_config_names_the_installed_backends_first_and_ws281x_as_root_only(
+        ) -> None:
+    line = next(x for x in EXAMPLE.read_text().splitlines() if x.startswith("backend"))
+    comment = line.split("#", 1)[1]
+    named = [w for w in ("spi", "pi5_pio", "simulator", "ws281x") if w in comment]
+    order = sorted(named, key=comment.index)
+    assert order[:2] == ["spi", "pi5_pio"], comment
+    assert order[-1] == "ws281x" and "root" in comment.split("ws281x", 1)[1], comment
+
+
+def test_the_installer_and_its_readme_cite_only_files_in_the_repository() -> None:
+    for doc in (ROOT / "systemd" / "install.sh", ROOT / "systemd" / "README.md"):
+        text = doc.read_text()
+        for name in set(re.findall(r"[\w./-]*[A-Z][\w-]*\.md\b|PI-NOTES", text)):
+            assert name != "PI-NOTES", f"{doc.name} cites PI-NOTES, which is not in the repo"
+            candidates = [ROOT / name, doc.parent / name, *ROOT.glob(f"*/{Path(name).name}")]
+            assert any(c.exists() for c in candidates), f"{doc.name} cites missing {name}"

@@ -21,9 +21,9 @@ def test_budget_is_supply_less_headroom() -> None:
 def test_scale_is_one_within_budget_and_shrinks_beyond() -> None:
     budget = PowerBudget()
     assert budget.scale_for(np.full((10, 3), 255.0)) == 1.0
-    factor = budget.scale_for(np.full((363, 3), 255.0))
+    factor = budget.scale_for(np.full((366, 3), 255.0))
     assert 0 < factor < 1
-    assert budget.estimate_ma(np.full((363, 3), 255.0) * factor) == pytest.approx(8000)
+    assert budget.estimate_ma(np.full((366, 3), 255.0) * factor) == pytest.approx(8000)
 
 
 def test_a_supply_too_small_for_dark_leds_is_an_error() -> None:
@@ -39,3 +39,20 @@ def test_from_config() -> None:
         PowerBudget.from_config({"amps": 20})
     with pytest.raises(PowerBudgetError, match="headroom must be in"):
         PowerBudget(headroom=1.0)
+
+
+def test_the_modules_words_are_the_guides_board() -> None:
+    """The docstring's numbers are the 3-track board's (issue 59: it said 363 LEDs)."""
+    import re
+
+    import hardware.power
+    from hardware.layout import per_side_tracks
+
+    text = " ".join((hardware.power.__doc__ or "").split())
+    found = re.search(r"(\d+) LEDs all white would want (?:over|about) ([\d.]+) A", text)
+    assert found, text
+    leds, amps = int(found[1]), float(found[2])
+    assert leds == per_side_tracks(3).n_leds == 366
+    white = PowerBudget().estimate_ma(np.full((leds, 3), 255.0)) / 1000
+    assert white == pytest.approx(amps, abs=0.05)
+    assert f"{PowerBudget().supply_amps:g} A" in text

@@ -44,4 +44,60 @@ def test_it_names_the_pins_the_software_uses() -> None:
 def test_it_is_the_guides_board() -> None:
     words = " ".join(texts())
     assert "74AHCT125" in words and "330 ohm" in words and "1000 uF" in words
-    assert "3 tracks x 122 = 366 LEDs" in words and "5 V 10 A supply" in words
+    assert "3 tracks x 122 = 366 LEDs" in words and "5 V 10 A adapter" in words
+
+
+# -- issue 59: the shifter wired whole, the buttons' returns on a ground pin ------------------
+
+#: The 74AHCT125's DIP-14 pinout (TI SCLS263, Nexperia 74AHCT125 datasheets: pin 1 1OE,
+#: 2 1A, 3 1Y, 4 2OE, 5 2A, 6 2Y, 7 GND, 8 3Y, 9 3A, 10 3OE, 11 4Y, 12 4A, 13 4OE, 14 VCC).
+DATASHEET = {"1OE": 1, "1A": 2, "1Y": 3, "2OE": 4, "2A": 5, "2Y": 6, "GND": 7, "3Y": 8,
+             "3A": 9, "3OE": 10, "4Y": 11, "4A": 12, "4OE": 13, "VCC": 14}
+
+
+def polylines() -> list[tuple[str, list[tuple[float, float]]]]:
+    root = ET.fromstring(wiring_svg())
+    found = []
+    for line in root.iter(f"{SVG}polyline"):
+        points = [tuple(float(v) for v in p.split(",")) for p in line.get("points", "").split()]
+        found.append((line.get("class", ""), points))
+    return found
+
+
+def test_the_shifters_pins_are_the_datasheets() -> None:
+    from hardware.wiring_svg import SHIFTER_PINS
+    assert SHIFTER_PINS == DATASHEET
+
+
+def test_unused_shifter_inputs_are_tied_and_it_is_decoupled() -> None:
+    words = " ".join(texts())
+    # The three unused buffers: inputs to GND (a floating CMOS input oscillates and draws
+    # current), their output enables high (outputs off); 1OE low (enabled).
+    assert "2A, 3A, 4A (pins 5, 9, 12) to GND" in words
+    assert "2OE, 3OE, 4OE (pins 4, 10, 13) to 5 V" in words
+    assert "1OE (pin 1) to GND" in words
+    assert "0.1 uF across VCC and GND (pins 14, 7), at the chip" in words
+    # The 1000 uF sits across the strip's 5 V and GND where the supply enters, at DIN's end.
+    assert "1000 uF across 5 V and GND at the strip's input" in words
+
+
+def test_every_button_return_ends_on_a_ground_pin() -> None:
+    from hardware.wiring_svg import GROUND_PINS
+    root = ET.fromstring(wiring_svg())
+    pins = {(float(c.get("cx", 0)), float(c.get("cy", 0))): int(c.get("data-pin", 0))
+            for c in root.iter(f"{SVG}circle") if c.get("class") == "pin"}
+    contacts = {c.get("data-name"): (float(c.get("cx", 0)), float(c.get("cy", 0)))
+                for c in root.iter(f"{SVG}circle") if c.get("class") == "return-contact"}
+    assert set(contacts) == set(ButtonConfig().pins)
+    returns = [points for cls, points in polylines() if cls == "return"]
+    for name, contact in contacts.items():
+        ends = [p for p in returns if p[0] == contact]
+        assert ends, f"{name}'s return starts at no wire"
+        assert pins.get(ends[0][-1]) in GROUND_PINS, f"{name}'s return ends off a ground pin"
+
+
+def test_the_camera_and_the_cable_down_the_arm_are_drawn() -> None:
+    words = " ".join(texts())
+    assert "Camera Module 3" in words and "on the arm" in words
+    assert "Pi 5: 22-pin" in words and "200 mm" in words
+    assert "Cat5e" in words

@@ -340,6 +340,9 @@ def test_without_a_config_txt_the_lines_are_said_not_written(tmp_path: Path) -> 
     assert result.returncode == 0, result.stderr
     assert ("note: no /boot/firmware/config.txt here: add by hand: dtparam=spi=on core_freq=500 "
             "core_freq_min=500") in result.stdout
+    # Nothing was written, so nothing asks for a reboot (issue 59: it said "reboot needed"
+    # for the config.txt it had just called missing).
+    assert "reboot" not in result.stdout, result.stdout
 
 
 def udev_rules(text: str) -> list[list[tuple[str, str, str]]]:
@@ -373,3 +376,34 @@ def test_udev_rule_gives_the_pio_strip_to_the_group_the_service_joins() -> None:
 def test_the_udev_parser_catches_a_bad_rule() -> None:
     with pytest.raises(AssertionError, match="not a udev key"):
         udev_rules('KERNEL=="leds0", GROUP=leds\n')
+
+
+# -- issue 59: first boot in order, as the README gives it ---------------------------------
+
+def first_boot_steps() -> list[str]:
+    text = (SYSTEMD / "README.md").read_text()
+    part = text.split("## From a blank SD card", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\d+\. (.*(?:\n   .*)*)", part, re.M)
+
+
+def test_first_boot_goes_from_imaging_to_the_page_in_order() -> None:
+    steps = first_boot_steps()
+    order = ["Raspberry Pi Imager", "install.sh", "sudo reboot", "systemctl stop cribbage-board",
+             "doctor --all", "calibrate", "systemctl start cribbage-board", "phone page: http"]
+    where = [next((i for i, step in enumerate(steps) if word in step), None) for word in order]
+    assert None not in where, dict(zip(order, where, strict=True))
+    assert where == sorted(where), dict(zip(order, where, strict=True))
+    imaging = steps[where[0]]
+    for setting in ("username", "Wi-Fi", "SSH", "64-bit"):
+        assert setting in imaging, setting
+    assert any("rsync" in step or "git clone" in step for step in steps[where[0]:where[1]])
+
+
+def test_first_boot_runs_the_doctor_where_the_service_runs() -> None:
+    """lgpio makes its pipe file in the working directory: the doctor runs as the service's
+    user in the service's WorkingDirectory, with the service stopped (camera and SPI busy)."""
+    keys = unit_keys(UNIT.read_text())
+    doctor = next(s for s in first_boot_steps() if "doctor --all" in s)
+    assert f"sudo -u {keys['User']}" in doctor
+    assert f"cd {keys['WorkingDirectory']}" in doctor
+    assert f"STATE_DIRECTORY={keys['WorkingDirectory']}" in doctor
