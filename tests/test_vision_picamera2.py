@@ -293,3 +293,24 @@ def test_autofocus_waits_for_the_hand_to_leave_the_table() -> None:
                 break
         assert camera.scanned_at[-1] > start + 10  # not while the hand moved
         assert source.focus.distance_m == pytest.approx(0.8)
+
+
+def test_run_says_the_focus_it_set(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from firmware.commands.run import open_parts
+    from firmware.device import recogniser_probe
+    from firmware.device.config import load_device_config
+    from vision.live import sources
+
+    camera = FakePicamera2(table_m=0.9)
+    monkeypatch.setitem(sources.SOURCES, "picamera2",
+                        lambda **options: Picamera2Source(camera_factory=lambda: camera,
+                                                          **options))
+    monkeypatch.setattr(recogniser_probe, "recogniser_problem", lambda: None)
+    config = tmp_path / "config.toml"
+    config.write_text('[camera]\nsource = "picamera2"\nsize = [1280, 720]\nmount_cm = 90\n')
+    parts = open_parts(load_device_config(config), clock=lambda: 0.0)
+    try:
+        assert "camera: focus: set for the mount, 0.90 m (LensPosition 1.11 dioptres), from " \
+               "[camera] mount_cm = 90" in parts.lines
+    finally:
+        parts.close()

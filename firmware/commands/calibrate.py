@@ -68,7 +68,8 @@ def register(subparsers: Any) -> None:
                         help="camera check: are the cards big enough to read (no markers "
                              "needed); says what resolution or height would do")
     parser.add_argument("--mount-cm", type=float, metavar="CM",
-                        help="with --check: the camera's height over the table, for advice")
+                        help="with --check: the camera's height over the table, for advice "
+                             "(default: [camera] mount_cm)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=_calibrate)
 

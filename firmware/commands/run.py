@@ -142,6 +142,9 @@ def open_parts(config: Any, *, clock: Any) -> Parts:
             parts.lines.append(f"camera: {where} ({camera.size[0]}x{camera.size[1]} read where "
                                f"the table changes, watched at {watch[0]}x{watch[1]}, "
                                f"{calibrated}{taught})")
+            focus = getattr(parts.source, "focus", None)  # a motorised lens (vision.live.lens)
+            if focus is not None:
+                parts.lines.append(f"camera: {focus.words}")
         elif parts.camera_off is not None:
             parts.lines.append(f"camera: off ({parts.camera_off}): buttons and manual entry only")
         else:
