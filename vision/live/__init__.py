@@ -5,6 +5,7 @@ Camera sources (``sources``), the stream reader that reads only changed regions
 readings into laid and removed cards (``tracker``),
 those wired as ``cribbage-board run`` wires them, for the demo and the benchmarks too
 (``reading``), the table's zones (``zones``), whether a mounted camera sees cards big enough
-(``camera_check``) and the lens's focus as the players are told it (``focus_watch``). It may
+(``camera_check``), the lens's focus as the players are told it (``focus_watch``) and a
+motorised lens focused for the table (``lens``). It may
 import the engine and ``vision.recognise``; never the drawn table, the measuring or firmware.
 """

@@ -82,27 +82,27 @@ class FocusWatch:
             return None
         if state != "out of focus":
             self._last = state
-        refocused = self._refocus_when_soft(state, sigma)
+        asked = self._refocus_when_soft(state)  # what the lens is doing, if asked just now
+        soft = f"camera {state} (blur {sigma:.1f} px): {asked}" if asked else None
         if (state == "out of focus") == self._out:
             self._streak = 0
-            return refocused
+            return soft
         self._streak += 1
         if self._streak < self.readings:
-            return refocused
+            return soft
         self._out, self._streak = not self._out, 0
         if self._out:
             # A lens with a motor scans again (unless it was asked this very measure).
-            done = (refocused.partition(": ")[2] if refocused else
-                    self.lens.refocus() if self.lens is not None else TURN_THE_LENS)
+            done = asked or (self.lens.refocus() if self.lens is not None else TURN_THE_LENS)
             return (f"camera out of focus (blur {sigma:.1f} px): {done}; until then cards may "
                     "go unseen: enter them by hand")
         if self.lens is not None:
             return f"camera in focus again ({self.lens.focus.words})"
         return "camera in focus again"
 
-    def _refocus_when_soft(self, state: FocusState, sigma: float) -> str | None:
+    def _refocus_when_soft(self, state: FocusState) -> str | None:
         """Asks a motorised lens for one scan once ``readings`` measures in a row are soft or
-        worse; a sharp measure ends the spell."""
+        worse (a sharp measure ends the spell), and gives the lens's words for it."""
         if self.lens is None:
             return None
         if state == "sharp":
@@ -112,4 +112,4 @@ class FocusWatch:
         if self._soft < self.readings or self._refocused:
             return None
         self._refocused = True
-        return f"camera {state} (blur {sigma:.1f} px): {self.lens.refocus()}"
+        return self.lens.refocus()
