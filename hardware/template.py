@@ -13,9 +13,9 @@ Where two LEDs that follow each other on the strip are not neighbours in a row,
 the strip is cut there and joined with three wires (5 V, data, GND): the
 template draws each strip piece with its LED range, and each joint as a dashed
 line. A band at the board's left end holds the four buttons, the optional
-encoder and the footprint of the small box under the board for the level
-shifter, the 330 ohm resistor and the 1000 uF capacitor, next to the strip's
-DIN. Print it at 100 % (the 100 mm scale bar checks it) on a plotter, or tiled
+encoder and the footprint of the small box under the board for the 330 ohm
+resistor, the 1000 uF capacitor and the terminals of the cable and the LED
+adapter, next to the strip's DIN (hardware/WIRING.md, "Where everything goes"). Print it at 100 % (the 100 mm scale bar checks it) on a plotter, or tiled
 onto A4 or Letter pages (``hardware.template_pages``), and drill ``hole_mm``
 holes through the marks.
 """
@@ -28,14 +28,14 @@ from html import escape
 from hardware.layout import Layout, Streets
 
 __all__ = ["Template", "Hole", "Piece", "Control", "Box", "make_template", "STRIP_PITCH_MM",
-           "LEDS_PER_METRE", "STRIP_WIDTH_MM", "ROW_GAP_MM", "BUTTON_MM", "ENCODER_MM"]
+           "LEDS_PER_METRE", "STRIP_WIDTH_MM", "ROW_GAP_MM", "BUTTON_MM", "ENCODER_MM",
+           "BOX_MM"]
 
 LEDS_PER_METRE = 60
 STRIP_PITCH_MM = 1000 / LEDS_PER_METRE
 STRIP_WIDTH_MM = 10.0  # a 5050 LED strip's PCB
 #: The least air between two strips in adjacent rows: their edges must not touch or ride up.
 ROW_GAP_MM = 2.0
-_STRIP_WIDTH_MM = STRIP_WIDTH_MM
 _MARGIN_MM = 30.0
 #: A 24 mm arcade button's mounting hole (the guide's parts list); an EC11 encoder's bushing.
 BUTTON_MM = 24.0
@@ -44,8 +44,9 @@ ENCODER_MM = 7.0
 #: controls; each control takes this much of the column's height.
 _BAND_MM = 40.0
 _CONTROL_STEP_MM = 36.0
-#: The box under the board for the level shifter, resistor and capacitor (w x h, mm).
-_BOX_MM = (32.0, 60.0)
+#: The box under the board for the resistor, capacitor and terminals (w x h, mm): the
+#: parts list's "about 35 x 70 x 25 mm".
+BOX_MM = (35.0, 70.0)
 _CONTROLS = (("GO", BUTTON_MM), ("MUGGINS", BUTTON_MM), ("UNDO", BUTTON_MM),
              ("CONFIRM", BUTTON_MM), ("encoder", ENCODER_MM))
 
@@ -85,7 +86,7 @@ class Control:
 
 @dataclass(frozen=True)
 class Box:
-    """The footprint, under the board, of the box that holds the level shifter (mm)."""
+    """The footprint, under the board, of the box at the strip's DIN (mm)."""
 
     x: float
     y: float
@@ -170,7 +171,7 @@ def _controls(height: float) -> tuple[float, tuple[Control, ...], Box]:
     enters at the top left), then the buttons and the encoder down the band, a new column
     where the board is too short for them. Returns the band's width, the holes and the box."""
     top, bottom = 12.0, height - 12.0
-    box_w, box_h = _BOX_MM
+    box_w, box_h = BOX_MM
     box = Box(_BAND_MM / 2 - box_w / 2, top, box_w, box_h)
     y, column = top + box_h + _CONTROL_STEP_MM / 2 + 4, 0
     controls: list[Control] = []
@@ -224,8 +225,8 @@ def drawing(t: Template) -> list[str]:
     for n, piece in enumerate(t.pieces):
         a, b = at[piece.first_led], at[piece.last_led]
         x0, x1 = min(a.x, b.x) - half, max(a.x, b.x) + half
-        out.append(f'<rect class="strip" x="{x0:.2f}" y="{a.y - _STRIP_WIDTH_MM / 2:.2f}" '
-                   f'width="{x1 - x0:.2f}" height="{_STRIP_WIDTH_MM:.2f}" fill="#f3ead8" '
+        out.append(f'<rect class="strip" x="{x0:.2f}" y="{a.y - STRIP_WIDTH_MM / 2:.2f}" '
+                   f'width="{x1 - x0:.2f}" height="{STRIP_WIDTH_MM:.2f}" fill="#f3ead8" '
                    'stroke="#b39b6b" stroke-width="0.3"/>')
         for x in (x0, x1):  # cut lines
             out.append(f'<line x1="{x:.2f}" y1="{a.y - 7:.2f}" x2="{x:.2f}" y2="{a.y + 7:.2f}" '
@@ -284,8 +285,8 @@ def _control_marks(t: Template) -> list[str]:
         out.append(f'<rect class="box" x="{b.x:.2f}" y="{b.y:.2f}" width="{b.width:.2f}" '
                    f'height="{b.height:.2f}" fill="none" stroke="#06c" stroke-width="0.35" '
                    'stroke-dasharray="2 1.2"/>')
-        for n, line in enumerate(("under the board:", "level shifter,", "330 ohm,",
-                                  "1000 uF; cable", "from the Pi")):
+        for n, line in enumerate(("box under", "the board:", "330 ohm,", "1000 uF,",
+                                  "terminals:", "cable from", "the arm, DC", "socket")):
             out.append(_text(b.x + b.width / 2, b.y + 8 + n * 4, line, 2.4, "#06c"))
     for c in t.controls:
         r = c.diameter_mm / 2

@@ -130,3 +130,14 @@ def test_a_serpentine_of_three_tracks_is_drawn_with_three() -> None:
     template = make_template(serpentine(3))
     assert template.layout.tracks == 3 and len(template.holes) == 366
     assert sorted(h.led for h in template.holes) == list(range(366))
+
+
+def test_the_box_on_the_template_is_the_parts_lists() -> None:
+    import re
+    from pathlib import Path
+
+    wiring = (Path(__file__).resolve().parents[1] / "hardware" / "WIRING.md").read_text()
+    found = re.search(r"small box, about (\d+) x (\d+) x \d+ mm", wiring)
+    assert found
+    box = make_template(per_side_tracks(3)).box
+    assert box is not None and (box.width, box.height) == (float(found[1]), float(found[2]))
