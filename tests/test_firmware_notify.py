@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from standins.systemd_notify import ServiceManager
 
-from firmware.device.notify import Notifier, Watchdog
+from firmware.device.notify import Notifier, Watchdog, extend_timeout
 
 
 @pytest.fixture
@@ -91,3 +92,63 @@ def test_watchdog_pid_matching_us_is_honoured() -> None:
     dog = Watchdog.from_environ({"WATCHDOG_USEC": "2000000", "WATCHDOG_PID": "4242"},
                                 clock=FakeClock(), pid=4242)
     assert dog.interval_s == 1.0
+
+
+# -- against the manager's end as systemd's code behaves (tests/standins/systemd_notify.py)
+
+
+@pytest.fixture
+def manager(tmp_path: Path) -> Iterator[ServiceManager]:
+    made = ServiceManager(str(tmp_path / "notify"))
+    yield made
+    made.close()
+
+
+def test_a_long_status_never_costs_the_ready(manager: ServiceManager) -> None:
+    """Fails when the datagram passes 4096 bytes: systemd ignores it whole, READY=1 with it,
+    and the start times out."""
+    assert Notifier({"NOTIFY_SOCKET": manager.address}).ready("camera: " + "x" * 5000)
+    fields = manager.receive()
+    assert fields is not None and fields["READY"] == "1", manager.ignored
+    assert fields["STATUS"].startswith("camera: xxx") and fields["STATUS"].endswith("...")
+
+
+def test_extend_timeout_is_microseconds_systemd_can_parse(manager: ServiceManager) -> None:
+    assert extend_timeout(90, {"NOTIFY_SOCKET": manager.address})
+    assert Notifier({"NOTIFY_SOCKET": manager.address}).extend_timeout(0.25)
+    assert [manager.extend_usec(manager.receive() or {}) for _ in range(2)] == \
+        [90_000_000, 250_000]
+    with pytest.raises(ValueError, match="seconds > 0"):
+        extend_timeout(0, {"NOTIFY_SOCKET": manager.address})
+
+
+def test_abstract_socket_reaches_the_manager() -> None:
+    made = ServiceManager(f"@cribbage-manager-{os.getpid()}")
+    try:
+        assert Notifier({"NOTIFY_SOCKET": made.address}).watchdog()
+        assert made.receive() == {"WATCHDOG": "1"}
+    finally:
+        made.close()
+
+
+@pytest.mark.parametrize("value", ["n.sock", "@", "/", "vsock:2:1234", "/" + "x" * 120])
+def test_addresses_sd_notify_refuses_are_not_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """Fails on a relative path being connected to: sd_notify takes only '/...' or '@...'."""
+    monkeypatch.chdir(tmp_path)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind("n.sock")
+        notifier = Notifier({"NOTIFY_SOCKET": value})
+        assert not notifier.enabled and notifier.ready() is False
+
+
+def test_standin_ignores_what_systemd_ignores(manager: ServiceManager) -> None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.sendto(b"READY=1\nSTATUS=" + b"y" * 5000, manager.address)
+    assert manager.receive() is None and "overly long" in manager.ignored[0]
+    other = ServiceManager(manager.address + "2", main_pid=1)
+    try:
+        Notifier({"NOTIFY_SOCKET": other.address}).ready()
+        assert other.receive() is None and "only permitted for main PID" in other.ignored[0]
+    finally:
+        other.close()
