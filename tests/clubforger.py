@@ -52,13 +52,16 @@ def secured_broker(folder: Path, boards: tuple[str, ...]) -> SecuredBroker:
                          read_secret(etc / "club-password", what="password"), etc)
 
 
-def rogue(broker: MosquittoBroker, *, login: tuple[str, str] | None = None) -> Any:
+def rogue(broker: MosquittoBroker, *, login: tuple[str, str] | None = None,
+          client_id: str | None = None) -> Any:
     """A raw MQTT client, connected: whoever is on the club's network, with or without a
-    login. Its user data is the broker's answer to the login (see ``refused``)."""
+    login, under ``client_id`` if given. Its user data is the broker's answer to the login
+    (see ``refused``)."""
     import paho.mqtt.client as mqtt
     from paho.mqtt.enums import CallbackAPIVersion
 
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"rogue-{time.monotonic()}")
+    client = mqtt.Client(CallbackAPIVersion.VERSION2,
+                         client_id=client_id or f"rogue-{time.monotonic()}")
     answers: list[Any] = []
     client.on_connect = lambda c, u, f, reason, p: answers.append(reason)
     if login is not None:

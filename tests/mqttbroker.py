@@ -54,11 +54,13 @@ class MosquittoBroker:
     file with ``mosquitto_passwd``. ``conf_d`` instead takes the listener and the rules
     from a folder of ``*.conf`` files (``club setup-broker``'s, listening on ``port``).
     With ``conf_d`` its log says everything (``log_type all``): a publish the ACL drops
-    is logged only as debug ("Denied PUBLISH"); ``denied`` counts those lines.
+    is logged only as debug ("Denied PUBLISH"); ``denied`` counts those lines. ``log_all``
+    logs everything on a plain broker too.
     """
 
     def __init__(self, folder: Path, *, users: dict[str, str] | None = None,
-                 conf_d: Path | None = None, port: int | None = None) -> None:
+                 conf_d: Path | None = None, port: int | None = None,
+                 log_all: bool = False) -> None:
         self.binary = mosquitto_or_skip()
         self.folder = folder
         self.port = port if port is not None else free_port()
@@ -66,6 +68,8 @@ class MosquittoBroker:
         lines = ["max_inflight_messages 100"]
         if conf_d is None:
             lines += [f"listener {self.port} 127.0.0.1", "max_queued_messages 100000"]
+            if log_all:
+                lines.append("log_type all")
         else:
             lines += [f"include_dir {conf_d}", "log_type all"]
         if os.geteuid() == 0:
@@ -93,6 +97,14 @@ class MosquittoBroker:
         """Publishes the broker dropped (the ACL), as its log counts them."""
         return self.log.read_text(errors="replace").count("Denied PUBLISH") \
             if self.log.exists() else 0
+
+    def taken_over(self, client_id: str | None = None) -> int:
+        """Sessions a newcomer with the same client id took over (mosquitto closes the old
+        connection and says so in its log, src/handle_connect.c)."""
+        said = "already connected, closing old connection"
+        if client_id is not None:
+            said = f"Client {client_id} {said}"
+        return self.log.read_text(errors="replace").count(said) if self.log.exists() else 0
 
     def refused_logins(self) -> int:
         return self.log.read_text(errors="replace").count("not authorised") \

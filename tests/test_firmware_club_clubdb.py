@@ -29,8 +29,10 @@ def fake_clock(start: float = 1000.0):  # type: ignore[no-untyped-def]
 
 
 def played(path: Path, seed: int, players: tuple[str, ...] = ("Ann", "Bob"),
-           *, upto: int | None = None) -> EventStore:
-    store = EventStore.open(path, clock=fake_clock())
+           *, upto: int | None = None, start: float = 1000.0) -> EventStore:
+    """A store of one game; ``start``: its clock's first reading (two boards' rows at the
+    same moments would be one store copied, which the club refuses)."""
+    store = EventStore.open(path, clock=fake_clock(start))
     events = simulate_game(random.Random(seed), players, {"target": 121})
     for event in events[:upto]:
         store.append(event)
@@ -88,7 +90,7 @@ def test_a_whole_game_is_counted_as_the_engine_replays_the_store(tmp_path: Path,
 
 def test_two_boards_with_the_same_row_ids_never_collide(tmp_path: Path, db: ClubDB) -> None:
     one = played(tmp_path / "a.sqlite3", seed=5)
-    two = played(tmp_path / "b.sqlite3", seed=5)  # the very same rows, ids and clock
+    two = played(tmp_path / "b.sqlite3", seed=5, start=1000.25)  # the same rows and ids
     ingest(db, rows(one.path, "table-1") + rows(two.path, "table-2"))
     games = db.games()
     assert len(games) == 2 and {g.board for g in games} == {"table-1", "table-2"}
@@ -243,7 +245,7 @@ def test_rounds_say_which_games_belong_to_them(tmp_path: Path, db: ClubDB) -> No
     first = db.start_round("Round 1")
     ingest(db, rows(played(tmp_path / "a.sqlite3", seed=7).path, "a"))
     db.close_round()
-    ingest(db, rows(played(tmp_path / "b.sqlite3", seed=8).path, "b"))
+    ingest(db, rows(played(tmp_path / "b.sqlite3", seed=8, start=3000.0).path, "b"))
     second = db.start_round()
     assert second.name == "round 2" and db.open_round() == second
     assert [g.round for g in db.games()] == [first.id, None]
@@ -298,12 +300,19 @@ def test_the_cursor_is_written_at_most_once_a_second_and_on_close(tmp_path: Path
 
 
 def damage_row(path: Path, row_id: int) -> None:
-    """Cuts one row's line short on the card: its checksum no longer holds."""
+    """Cuts one row's line short on the card: its checksum no longer holds. The store's
+    second copy, where it keeps one (issue 60), goes too: the row is lost for good."""
+    import importlib
     import sqlite3
 
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = ?", (row_id,))
     conn.close()
+    try:
+        copy_path = importlib.import_module("firmware.store.copy").copy_path
+    except (ImportError, AttributeError):
+        return
+    Path(copy_path(path)).unlink(missing_ok=True)
 
 
 def test_a_row_a_store_repair_lost_stops_counting_and_leaves_no_gap(tmp_path: Path,
@@ -336,8 +345,9 @@ def test_a_board_renamed_before_its_store_is_repaired_is_still_one_store(
     assert repaired.recovery is not None
     again = rows(path, "table-one")  # renamed meanwhile: the repair kept no outbox
     assert {m.store for m in again} == {first[0].store}
-    assert ingest(db, again) == ["repeat"] * (len(first) - 1) + ["kept"]
-    assert len(db.boards()) == 1 and db.games() == []  # the lost last row undoes the win
+    # The game was counted: its last row, lost on the card, stays the club's (issue 60).
+    assert ingest(db, again) == ["repeat"] * (len(first) - 1) + ["refused"]
+    assert len(db.boards()) == 1 and len(db.games()) == 1 and len(db.flags()) == 1
     repaired.close()
 
 

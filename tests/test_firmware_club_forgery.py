@@ -193,3 +193,56 @@ def test_on_an_open_broker_the_server_refuses_what_no_real_board_sends(
         server.stop()
         store.close()
         broker.stop()
+
+
+def test_a_member_cannot_take_the_servers_session_or_another_boards(tmp_path: Path,
+                                                                      club: Club) -> None:
+    """Issue 60: the broker ties client ids to logins (``use_username_as_clientid``), so a
+    member connecting under the server's client id, or under another board's, takes over
+    nobody; without it (the plain broker below) the same connection does."""
+    server = club_server(club, tmp_path / "club.sqlite3", boards=club.boards)
+    path = tmp_path / "t1.sqlite3"
+    store = fresh_store(path)
+    board = real_board(club, path)
+    forgers: list[Any] = []
+    try:
+        for event in game_events(26)[:20]:
+            store.append(event)
+        wait_until(lambda: caught_up(server, path), timeout_s=30, what="table-1's rows")
+        assert server._db is not None
+        secret = server._db.meta("client_id")
+        login = ("table-2", club.passwords["table-2"])
+        for client_id in (secret, "club", "table-1"):
+            forgers.append(rogue(club.broker, login=login, client_id=client_id))
+            assert not refused(forgers[-1])
+        time.sleep(0.5)  # room for a takeover to show in the broker's log (there is none)
+        assert club.broker.taken_over(secret) == 0 and club.broker.taken_over("club") == 0
+        # The member's connections all became table-2, each taking the one before over:
+        # the only sessions taken over are its own.
+        assert club.broker.taken_over("table-2") == 2 == club.broker.taken_over()
+        for event in game_events(26)[20:40]:
+            store.append(event)
+        wait_until(lambda: caught_up(server, path), timeout_s=30, what="rows after it")
+        counted(server, path)
+    finally:
+        hang_up(forgers)
+        board.stop()
+        server.stop()
+        store.close()
+
+
+def test_on_a_broker_without_tied_ids_a_known_client_id_takes_a_session_over(
+        tmp_path: Path) -> None:
+    """What the tie prevents, shown on a broker without it: a newcomer with a connected
+    client's id closes that client's connection (MQTT 3.1.1 section 3.1.4)."""
+    broker = MosquittoBroker(tmp_path, log_all=True)
+    broker.start()
+    first = second = None
+    try:
+        first = rogue(broker, client_id="cribbage-club-known")
+        second = rogue(broker, client_id="cribbage-club-known")
+        wait_until(lambda: broker.taken_over("cribbage-club-known") == 1, timeout_s=10,
+                   what="the broker to close the first connection")
+    finally:
+        hang_up([c for c in (first, second) if c is not None])
+        broker.stop()

@@ -3,8 +3,10 @@
 ``cribbage-board club setup-broker`` (and ``install.sh --with-club=BOARD,...``) writes:
 
 - ``/etc/mosquitto/conf.d/cribbage-club.conf``: the listener (TLS on 8883 where a
-  certificate is given, plain 1883 on localhost beside it for the server), no anonymous
-  clients, the password and ACL files, and a queue deep enough for a night's rows;
+  certificate is given, plain 1883 on localhost beside it for the server), each with
+  ``use_username_as_clientid`` (a listener option: a client's id is its login, so no
+  member can take the server's session or another board's), no anonymous clients, the
+  password and ACL files, and a queue deep enough for a night's rows;
 - ``/etc/mosquitto/cribbage-club.passwd``: one login per board, named as the board, and
   one for the club server, hashed as ``mosquitto_passwd`` hashes them (``$7$``:
   PBKDF2-SHA512, 101 rounds), so lines added with ``mosquitto_passwd`` are kept;
@@ -115,17 +117,23 @@ def _conf_text(plan: BrokerPlan) -> str:
              "# Every client logs in; what each may read and write is in the ACL."]
     tls = plan.certfile is not None
     host, port = plan.listen if plan.listen is not None else ("", 8883 if tls else 1883)
+    # A listener option: mosquitto's conf.c sets it on the last ``listener`` above it, so
+    # it follows each listener's own lines (the other options here are global).
+    tied = "use_username_as_clientid true"
     lines.append(f"listener {port}" + (f" {host}" if host else ""))
     if tls:
         lines += [f"certfile {plan.certfile}", f"keyfile {plan.keyfile}"]
         if plan.cafile is not None:
             lines.append(f"cafile {plan.cafile}")
         if plan.listen is None:
+            lines.append(tied)
             lines.append("# The club server on this machine, without TLS.")
             lines.append("listener 1883 127.0.0.1")
     lines += ["allow_anonymous false", f"password_file {PASSWD}", f"acl_file {ACL}",
               "# Rows wait here while the club server is down (Debian's default: 1000).",
-              "max_queued_messages 100000", ""]
+              "max_queued_messages 100000",
+              "# A client's id is its login: no member can take another's session.", tied,
+              ""]
     return "\n".join(lines)
 
 

@@ -16,6 +16,14 @@ those a repair lost), an undone row sent live again, and an undo out of order (a
 board undoes only the newest live row of its newest match). With ``known_boards``
 a store belongs to the board that first published it: another known board's
 rows for it are refused (a board the club no longer knows may have been renamed).
+
+The club's copy is the tournament's record (issue 60), so a member's login cannot rewrite
+it: a row the club already holds in another store (the same event at the same moment: a
+store re-published under a new store id) is refused, so no game counts twice; once a game
+is counted, a board saying one of its rows was lost does not take it back. Each of these,
+and every row that contradicts one held, also flags the board (``flags``, on the standings
+page) for the organisers to look at. ``refusals`` keeps the newest ``max_refusals`` only,
+so a flood cannot fill the disk.
 """
 
 from __future__ import annotations
@@ -41,7 +49,9 @@ __all__ = ["ClubDB", "Ingested", "ClubDBError", "Round"]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: flags, rows by time (issue 60)
+#: Refusals kept (the newest); flags likewise. A flood beyond this only moves the window.
+MAX_REFUSALS = 10_000
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS boards (
     store    TEXT PRIMARY KEY,          -- the board's store id (firmware.club.outbox.store_id)
@@ -60,6 +70,16 @@ CREATE TABLE IF NOT EXISTS rows (
     PRIMARY KEY (store, id)
 );
 CREATE INDEX IF NOT EXISTS rows_by_match ON rows(store, match, id);
+CREATE INDEX IF NOT EXISTS rows_by_time ON rows(at);
+CREATE TABLE IF NOT EXISTS flags (
+    id      INTEGER PRIMARY KEY,
+    store   TEXT NOT NULL UNIQUE,       -- the store that contradicts what the club holds
+    board   TEXT NOT NULL,
+    at      REAL NOT NULL,              -- the first contradiction
+    last_at REAL NOT NULL,
+    count   INTEGER NOT NULL,
+    reason  TEXT NOT NULL               -- the first contradiction, in words
+);
 CREATE TABLE IF NOT EXISTS rounds (
     id         INTEGER PRIMARY KEY,
     name       TEXT NOT NULL,
@@ -117,7 +137,12 @@ class Round:
 
 
 class _Refused(Exception):
-    pass
+    """A row not kept; ``flag``: it contradicts what the club holds, so its board is
+    flagged."""
+
+    def __init__(self, reason: str, *, flag: bool = False) -> None:
+        super().__init__(reason)
+        self.flag = flag
 
 
 @dataclass
@@ -131,10 +156,12 @@ class ClubDB:
     """One writer (the server's worker thread); readers may open it ``readonly``."""
 
     def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time,
-                 readonly: bool = False, known_boards: frozenset[str] | None = None) -> None:
+                 readonly: bool = False, known_boards: frozenset[str] | None = None,
+                 max_refusals: int = MAX_REFUSALS) -> None:
         self.path = Path(path)
         self.clock = clock
         self.known_boards = known_boards
+        self.max_refusals = max(1, max_refusals)
         if readonly and not self.path.exists():
             raise ClubDBError(f"no club database at {str(self.path)!r}")
         mode = "ro" if readonly else "rwc"
@@ -153,7 +180,7 @@ class ClubDB:
             self._conn.execute("PRAGMA synchronous=FULL")
             if version < SCHEMA_VERSION:
                 self._conn.executescript(_SCHEMA + f"PRAGMA user_version = {SCHEMA_VERSION};")
-        elif version < SCHEMA_VERSION:
+        elif version < 1:
             raise ClubDBError(f"{str(self.path)!r} is not a club database")
         self._folded: dict[tuple[str, int], _Folded] = {}
         # Per store: (last row id kept, newest match), so a new row needs no lookups, and
@@ -194,11 +221,11 @@ class ClubDB:
     def _head(self, store: str) -> tuple[int, int | None]:
         head = self._heads.get(store)
         if head is None:
-            found = self._conn.execute("SELECT last_id FROM boards WHERE store = ?",
-                                       (store,)).fetchone()
-            newest = self._conn.execute("SELECT max(match) FROM rows WHERE store = ?",
-                                        (store,)).fetchone()[0]
-            head = (0 if found is None else int(found[0]), newest)
+            # From the rows themselves (ids 1..last_id, lost ones too), not ``boards``: that
+            # is written when the batch commits, so inside one it may be behind.
+            last, newest = self._conn.execute("SELECT max(id), max(match) FROM rows WHERE "
+                                              "store = ?", (store,)).fetchone()
+            head = (0 if last is None else int(last), newest)
             self._heads[store] = head
         return head
 
@@ -219,8 +246,9 @@ class ClubDB:
             reason = str(why)
             log.warning("club: refused row %s of board %r (store %s): %s", row.id, row.board,
                         row.store, reason)
-            conn.execute("INSERT INTO refusals (at, board, reason) VALUES (?, ?, ?)",
-                         (self.clock(), row.board, f"row {row.id}: {reason}"))
+            self._keep_refusal(row.board, f"row {row.id}: {reason}")
+            if why.flag:
+                self._flag(row.store, row.board, f"row {row.id}: {reason}")
             return Ingested("refused", reason)
         except BaseException:
             conn.execute("ROLLBACK TO row")
@@ -233,8 +261,27 @@ class ClubDB:
     def refuse(self, board: str, reason: str) -> None:
         """Logs a message refused before it named a row (bad JSON, a forged topic)."""
         log.warning("club: refused a message from %r: %s", board, reason)
-        self._conn.execute("INSERT INTO refusals (at, board, reason) VALUES (?, ?, ?)",
-                           (self.clock(), board, reason))
+        self._keep_refusal(board, reason)
+
+    def _keep_refusal(self, board: str, reason: str) -> None:
+        """One refusal, the oldest dropped past ``max_refusals`` (ids only grow, so the
+        newest id is also how many were ever refused)."""
+        newest = self._conn.execute("INSERT INTO refusals (at, board, reason) VALUES (?, ?, ?)",
+                                    (self.clock(), board, reason[:500])).lastrowid
+        if newest is not None and newest > self.max_refusals:
+            self._conn.execute("DELETE FROM refusals WHERE id <= ?",
+                               (newest - self.max_refusals,))
+
+    def _flag(self, store: str, board: str, reason: str) -> None:
+        """Marks ``store`` (published by ``board``) as contradicting what the club holds."""
+        now = self.clock()
+        newest = self._conn.execute(
+            "INSERT INTO flags (store, board, at, last_at, count, reason) "
+            "VALUES (?, ?, ?, ?, 1, ?) ON CONFLICT (store) DO UPDATE SET "
+            "last_at = excluded.last_at, count = count + 1",
+            (store, board, now, now, reason[:500])).lastrowid
+        if newest is not None and newest > self.max_refusals:
+            self._conn.execute("DELETE FROM flags WHERE id <= ?", (newest - self.max_refusals,))
 
     def owner(self, store: str) -> str | None:
         """The board a store was last kept under (None: a store not seen yet)."""
@@ -277,6 +324,7 @@ class ClubDB:
                 return Ingested("gap", f"expected row {last_id + 1}, got {row.id}",
                                 last_id + 1)
             self._check_order(row, newest)
+            self._check_copy(row)
             self._insert(row)
             self._heads[row.store] = (row.id, max(row.match, newest or 0))
             touched.add((row.store, row.match))
@@ -286,14 +334,14 @@ class ClubDB:
                             "id = ?", (row.store, row.id)).fetchone()
         if kept is None or kept[3] == 2:
             raise _Refused("a repair of the board's store lost this id, and a lost id is "
-                           "never used again")
+                           "never used again", flag=kept is not None)
         if (kept[0], kept[1], kept[2]) != (row.match, row.crc, row.line):
             raise _Refused("it differs from the row held under its id (a store never "
-                           "rewrites a row)")
+                           "rewrites a row)", flag=True)
         if bool(kept[3]) == row.undone:
             return Ingested("repeat")
         if not row.undone:
-            raise _Refused("it was undone, and an undo is never taken back")
+            raise _Refused("it was undone, and an undo is never taken back", flag=True)
         self._check_undo(row, newest)
         conn.execute("UPDATE rows SET undone = 1 WHERE store = ? AND id = ?",
                      (row.store, row.id))
@@ -332,12 +380,53 @@ class ClubDB:
                             (row.store, row.id)).fetchone()
         if kept is None or kept[1] == 2:
             return Ingested("repeat")
+        if kept[1] == 0:
+            self._check_counted(row, kept[0])
         conn.execute("UPDATE rows SET undone = 2 WHERE store = ? AND id = ?",
                      (row.store, row.id))
         touched.add((row.store, kept[0]))
         self._refold(row.store, kept[0], row.board, touched)
         log.info("club: board %r's store lost row %s in a repair", row.board, row.id)
         return Ingested("kept")
+
+    def _check_copy(self, row: EventMessage) -> None:
+        """Refuses a row the club holds in another store, in a match begun by the same
+        row: the same events at the same moments (to the microsecond and beyond, on a
+        board's clock) are a copy, never a second game. Two matches must share their
+        first row too, so a short row that many games have ("go") is never taken for one
+        even on a clock that steps (the demo's)."""
+        conn = self._conn
+        held = conn.execute("SELECT store, id, match FROM rows WHERE at = ? AND line = ? "
+                            "AND store != ? AND undone != 2 LIMIT 16",
+                            (row.at, row.line, row.store)).fetchall()
+        if not held:
+            return
+        first = "SELECT at, line FROM rows WHERE store = ? AND match = ? ORDER BY id LIMIT 1"
+        begun = conn.execute(first, (row.store, row.match)).fetchone() or (row.at, row.line)
+        for store, row_id, match in held:
+            if conn.execute(first, (store, match)).fetchone() == tuple(begun):
+                raise _Refused(f"the club already holds it from board {self.owner(store)!r} "
+                               f"(store {store}, row {row_id}): a game counts once",
+                               flag=True)
+
+    def _check_counted(self, row: EventMessage, match: int) -> None:
+        """Refuses the loss of a live row of a game the club has counted: its finished
+        games are the tournament's record, whatever the board's store says later."""
+        counted = self._conn.execute("SELECT count(*) FROM games WHERE store = ? AND "
+                                     "match = ?", (row.store, match)).fetchone()[0]
+        if not counted:
+            return
+        before = [line for (line,) in self._conn.execute(
+            "SELECT line FROM rows WHERE store = ? AND match = ? AND id < ? AND undone = 0 "
+            "ORDER BY id", (row.store, match, row.id))]
+        try:
+            finished_before = len(Game.replay(before).match)
+        except LogError:
+            finished_before = 0
+        if finished_before < counted:
+            raise _Refused(f"the board says it was lost, but it is part of finished game "
+                           f"{finished_before + 1} of match {match}, which the club has "
+                           "counted: the club keeps it", flag=True)
 
     @staticmethod
     def _check_order(row: EventMessage, newest: int | None) -> None:
@@ -455,11 +544,13 @@ class ClubDB:
     def boards(self) -> list[dict[str, Any]]:
         """Each board's live game, as the server folds it (never as the board says)."""
         out = []
+        flagged = {f["store"]: f["reason"] for f in self.flags()}
         for store, board, last_id, seen_at in self._conn.execute(
                 "SELECT store, board, last_id, seen_at FROM boards ORDER BY board, store"):
             match = self._head(store)[1]
             entry: dict[str, Any] = {"board": board, "store": store, "rows": last_id,
-                                     "seen_at": seen_at, "match": match}
+                                     "seen_at": seen_at, "match": match,
+                                     "flagged": flagged.get(store)}
             if match is not None:
                 game = self._live_game(store, match)
                 if game is not None:
@@ -490,6 +581,23 @@ class ClubDB:
         return [line for (line,) in self._conn.execute(
             "SELECT line FROM rows WHERE store = ? AND match = ? AND undone = 0 ORDER BY id",
             (store, match))]
+
+    def flags(self) -> list[dict[str, Any]]:
+        """Stores that contradicted what the club holds, oldest first (empty for a
+        database from before flags)."""
+        try:
+            found = self._conn.execute("SELECT store, board, at, last_at, count, reason "
+                                       "FROM flags ORDER BY id").fetchall()
+        except sqlite3.OperationalError:
+            return []
+        return [{"store": store, "board": board, "at": at, "last_at": last_at,
+                 "count": count, "reason": reason}
+                for store, board, at, last_at, count, reason in found]
+
+    def refused_total(self) -> int:
+        """How many refusals there ever were (more than ``refusals`` keeps after a flood)."""
+        return int(self._conn.execute("SELECT coalesce(max(id), 0) FROM refusals")
+                   .fetchone()[0])
 
     def refusals(self, *, last: int = 20) -> list[dict[str, Any]]:
         return [{"at": at, "board": board, "reason": reason} for at, board, reason in
@@ -522,4 +630,6 @@ class ClubDB:
                               for place, row in enumerate(table, start=1)],
                 "games": [g.to_json() for g in shown],
                 "boards": self.boards(),
-                "refused": self.refusals()}
+                "flags": self.flags(),
+                "refused": self.refusals(),
+                "refused_total": self.refused_total()}

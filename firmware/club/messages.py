@@ -31,6 +31,8 @@ __all__ = ["EventMessage", "NowMessage", "ResendMessage", "MessageError", "topic
 
 KINDS = ("event", "now", "resend", "online")
 MAX_PAYLOAD = 64 * 1024
+#: SQLite keeps integers in 8 bytes: a number past this could not be stored (OverflowError).
+MAX_INT = 2 ** 63 - 1
 
 
 class MessageError(ValueError):
@@ -57,6 +59,10 @@ def _load(payload: bytes) -> dict[str, Any]:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise MessageError(f"not JSON ({exc}): {payload[:80]!r}") from None
+    except RecursionError:
+        # No club message nests; Python's parser gives up (RecursionError, not ValueError)
+        # at about a thousand levels, which 64 KiB of brackets reaches.
+        raise MessageError(f"JSON nested too deeply: {payload[:40]!r}") from None
     if not isinstance(data, dict):
         raise MessageError(f"not a JSON object: {payload[:80]!r}")
     return data
@@ -67,6 +73,8 @@ def _field(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any
     if not isinstance(value, kind) or (isinstance(value, bool) and bool not in (
             kind if isinstance(kind, tuple) else (kind,))):
         raise MessageError(f"{key} is missing or of the wrong type: {value!r}")
+    if isinstance(value, int) and not -MAX_INT <= value <= MAX_INT:
+        raise MessageError(f"{key} is out of range (at most {MAX_INT}): {value}")
     return value
 
 

@@ -7,23 +7,30 @@ standings to a ``Hub``; uvicorn serves the page and ``GET /api/standings`` from
 the hub, and hands round changes to the worker through the same queue.
 
 The subscription is a persistent MQTT session (``clean_session`` off, a client id
-fixed by the database's path), so the broker keeps the rows that arrive while the
-server is down. Whatever is still missing (a broker restarted without
-persistence) shows as a gap or as a board's ``now`` naming a row the server does
-not have, and the server asks that board to resend from there: at most once every
-``resend_every_s`` per board (requests meanwhile are merged into one, from the
-earliest row), so no stream of messages makes it flood a board with requests.
+made at random once and kept in the club database), so the broker keeps the rows that
+arrive while the server is down. The id is a secret: a member who knew it could connect
+under it and take the server's session over (the two then kick each other off); the
+broker ``club setup-broker`` writes goes further and replaces every client id with its
+login (``use_username_as_clientid``), so no login can take another's. Whatever is still
+missing (a broker restarted without persistence) shows as a gap or as a board's ``now``
+naming a row the server does not have, and the server asks that board to resend from
+there: at most once every ``resend_every_s`` per board (requests meanwhile are merged
+into one, from the earliest row), so no stream of messages makes it flood a board with
+requests.
 
 With ``boards`` (``club serve --boards FILE``, the names ``club setup-broker`` gave
 logins) a message on another board's topic is refused and logged, and a store
-belongs to the board that first published it (``ClubDB.known_boards``).
+belongs to the board that first published it (``ClubDB.known_boards``). A message that
+cannot be taken (nested past the parser, a number past SQLite's) is refused and listed
+alone: the rest of its batch, other boards' rows included, is kept.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import queue
+import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -115,13 +122,10 @@ class ClubServer:
         self._stopping = threading.Event()
         self._db: ClubDB | None = None
         self._worker: threading.Thread | None = None
-        client_id = "cribbage-club-" + hashlib.sha1(
-            str(self.db_path.resolve()).encode()).hexdigest()[:12]
-        self._client = client_factory(broker, client_id=client_id, clean_session=False,
-                                      username=username, password=password, ca_file=ca_file,
-                                      reconnect_max_s=reconnect_max_s)
-        self._client.on_connect = self._on_connect
-        self._client.on_message = self._on_message
+        self._login: dict[str, Any] = {"username": username, "password": password,
+                                       "ca_file": ca_file, "reconnect_max_s": reconnect_max_s}
+        self._client_factory = client_factory
+        self._client: Any = None
         self.connected = threading.Event()
 
     # -- life ----------------------------------------------------------------------------------
@@ -132,6 +136,14 @@ class ClubServer:
         with db.batch():
             if self.scoring is not None:
                 db.set_meta("scoring", self.scoring.to_json())
+            client_id = db.meta("client_id")
+            if not isinstance(client_id, str):
+                client_id = "cribbage-club-" + secrets.token_hex(16)
+                db.set_meta("client_id", client_id)
+        self._client = self._client_factory(self.broker, client_id=client_id,
+                                            clean_session=False, **self._login)
+        self._client.on_connect = self._on_connect
+        self._client.on_message = self._on_message
         self._publish_standings()
         self._client.connect_async(self.broker.host, self.broker.port, keepalive=30)
         self._client.loop_start()
@@ -142,8 +154,9 @@ class ClubServer:
     def stop(self, *, timeout_s: float = 5.0) -> None:
         self._stopping.set()
         self._queue.put(None)
-        self._client.disconnect()
-        self._client.loop_stop()
+        if self._client is not None:
+            self._client.disconnect()
+            self._client.loop_stop()
         if self._worker is not None:
             self._worker.join(timeout_s)
         self.hub.close()
@@ -254,7 +267,14 @@ class ClubServer:
             self.refused += 1
             db.refuse(item.topic, str(exc))
             return
-        done = db.ingest(row)
+        try:
+            done = db.ingest(row)
+        except sqlite3.DatabaseError:
+            raise  # the database, not the message: the batch is rolled back and sent again
+        except Exception as exc:  # noqa: BLE001 - one message must not sink its batch
+            self.refused += 1
+            db.refuse(item.topic, f"row {row.id} could not be taken: {exc!r}")
+            return
         if done.status != "refused":
             self._names[row.store] = row.board
         if done.status == "kept":
