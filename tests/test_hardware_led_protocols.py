@@ -341,3 +341,42 @@ def test_ws281x_spi_mode_rate_is_3_times_800_khz_within_the_first_ws2812b_sheet(
     bits = "".join("110" if (0xA5 >> i) & 1 else "100" for i in range(7, -1, -1))
     data = int(bits * 3, 2).to_bytes(9, "big") + bytes(math.ceil(60e-6 * sclk / 8))
     assert decode(to_wire(data, sclk), first_sheet) == bytes([0xA5] * 3)
+
+
+FIRST_WS2812B = Chip("WS2812B (2013)", (250, 550), (650, 950), (700, 1000), (300, 600), 50)
+
+
+def test_no_spi_encoding_fits_all_three_sheets_off_their_edges_on_a_pi5() -> None:
+    """Why the SPI backend keeps to the WS2812B-V5 and SK6812 sheets (issue 59, item 4).
+
+    Inside the first WS2812B sheet, the V5's and the SK6812's at once a bit must be T0H
+    250-380, T1H 650-750, T0L 750-1000 and T1L 580-600 ns. The RP1 runs SCLK at 200 MHz
+    over an even divider (spi-dw-core), so every SPI bit lasts a multiple of 10 ns. Asking
+    any speed from 1 to 50 MHz, with 1 to 16 SPI bits for each high or low part, the only
+    fits put some time exactly on a window's edge (T1L at 580 or 600 ns); none has even
+    1 ns to spare, which one clock tick of drift would take."""
+    sheets = (FIRST_WS2812B, WS2812B_V5, SK6812)
+    windows = [(max(getattr(c, k)[0] for c in sheets), min(getattr(c, k)[1] for c in sheets))
+               for k in ("t0h", "t1h", "t0l", "t1l")]
+    assert windows == [(250, 380), (650, 750), (750, 1000), (580, 600)]
+
+    def fits(margin_ns: float) -> list[int]:
+        found = []
+        for speed_hz in range(1_000_000, 50_000_001, 5_000):
+            period = 1e9 / rp1_sclk(speed_hz)
+            if all(any(low + margin_ns <= n * period <= high - margin_ns for n in range(1, 17))
+                   for low, high in windows):
+                found.append(speed_hz)
+        return found
+
+    assert fits(0)  # the check can find one: edge-only fits exist (e.g. 120 ns periods)
+    assert fits(1) == []
+
+
+def test_the_spi_encoding_misses_the_first_ws2812b_where_the_docs_say(
+        spidev: type[FakeSpiDev]) -> None:
+    """The first sheet's T1H (650-950 ns) is what the 632 ns high misses on a Pi 4; the parts
+    list must name a WS2812B-V5 or SK6812 strip (its decoder check above passes for both)."""
+    device, data = sent(spidev, COLOURS)
+    with pytest.raises(AssertionError, match="neither WS2812B \\(2013\\)'s T0H"):
+        decode(to_wire(data, CLOCKS["Pi 4 (core_freq=500)"](device.max_speed_hz)), FIRST_WS2812B)

@@ -12,7 +12,12 @@ because they divide a fixed clock by an even number: 3.165 MHz on a Pi 4
 200 MHz). ``tests/test_hardware_led_protocols.py`` decodes the real bytes at
 those clocks. rpi_ws281x's three-bit code (``110``/``100`` at 2.4 MHz) gives
 417 ns for T0H and T1L: inside the first WS2812B sheet's +-150 ns windows but
-outside the V5 sheet's and, for T1H, the SK6812's.
+outside the V5 sheet's and, for T1H, the SK6812's. No SPI code fits the first
+WS2812B sheet (T1H 650-950, T1L 300-600 ns) and the V5's and SK6812's at once with
+any room: T1L would have to be 580-600 ns, and on a Pi 5 (SPI bits in 10 ns steps)
+every fit lands on a window's edge (``tests/test_hardware_led_protocols.py`` searches
+1-50 MHz). So this code keeps to the V5 and SK6812, and a 1 bit's 625-632 ns high is
+short of the first sheet's 650 ns: buy WS2812B-V5 or SK6812 strips.
 
 The frame goes out in one transfer followed by at least ``reset_us`` of low
 (300 us: over the newer WS2812B's 280 us latch, the SK6812's 80 us); a transfer
