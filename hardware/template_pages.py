@@ -7,18 +7,21 @@ overlapping by ``OVERLAP_MM`` so that pages can be lined up and taped: in every 
 alignment marks (a circle and cross) drawn in board millimetres, so the same mark appears on
 both pages that share it. A grey frame shows each window's edge; a 50 mm bar in the margin
 checks the printer's scale, and the margin names the page, its row and column, and its
-neighbours. The orientation that needs fewer pages is chosen.
+neighbours. The orientation that needs fewer pages is chosen. ``printable_html`` puts
+every page in one HTML file, so a browser prints them all in one job, each on its sheet.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
 from hardware.template import Template, drawing
 
-__all__ = ["PAPERS", "PAPER_NAMES", "OVERLAP_MM", "MARGIN_MM", "Page", "tile"]
+__all__ = ["PAPERS", "PAPER_NAMES", "OVERLAP_MM", "MARGIN_MM", "Page", "tile",
+           "printable_html"]
 
 #: Paper sizes, short side x long side, in mm.
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
@@ -32,7 +35,8 @@ OVERLAP_MM = 20.0
 @dataclass(frozen=True)
 class Page:
     """One printed sheet: its number (from 1), row and column (from 1), the window of the
-    board it shows (``x0``, ``y0``, ``width``, ``height`` in board mm) and its SVG."""
+    board it shows (``x0``, ``y0``, ``width``, ``height`` in board mm), its SVG and the
+    paper it is for ("a4", "letter", "plotter")."""
 
     number: int
     row: int
@@ -42,13 +46,14 @@ class Page:
     width: float
     height: float
     svg: str
+    paper: str
 
 
 def tile(template: Template, paper: str) -> tuple[Page, ...]:
     """Tiles ``template`` onto ``paper`` ("a4", "letter"), or one sheet for "plotter"."""
     if paper == "plotter":
         return (Page(1, 1, 1, 0.0, 0.0, template.width_mm, template.height_mm,
-                     template.svg()),)
+                     template.svg(), paper),)
     if paper not in PAPERS:
         raise ValueError(f"paper {paper!r} is not one the template prints on: use "
                          f"{', '.join(PAPER_NAMES)}")
@@ -68,8 +73,31 @@ def tile(template: Template, paper: str) -> tuple[Page, ...]:
             svg = _page_svg(body + marks, sheet, (x0, y0), window, number=number,
                             count=rows * columns, row=row, column=column, rows=rows,
                             columns=columns, paper=PAPER_NAMES[paper])
-            pages.append(Page(number, row + 1, column + 1, x0, y0, window[0], window[1], svg))
+            pages.append(Page(number, row + 1, column + 1, x0, y0, window[0], window[1], svg,
+                              paper))
     return tuple(pages)
+
+
+def printable_html(pages: Sequence[Page]) -> str:
+    """Every page of an A4 or Letter tiling in one HTML document: CSS ``@page`` names the
+    sheet's size and no margin, and each page is one sheet of exactly that size, so the
+    browser's print has nothing to scale (print it at 100 % all the same)."""
+    first = pages[0].svg
+    if any(page.paper not in PAPERS for page in pages):
+        raise ValueError("a plotter sheet is one .svg; printable_html is for A4 or Letter pages")
+    width = first.split('width="', 1)[1].split('"', 1)[0]
+    height = first.split('height="', 1)[1].split('"', 1)[0]
+    sheets = "\n".join(f'<div class="sheet">{page.svg.split("?>", 1)[1].strip()}</div>'
+                       for page in pages)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        "<title>cribbage-board drilling template</title>\n<style>\n"
+        f"@page {{ size: {width} {height}; margin: 0 }}\n"
+        "html, body { margin: 0; padding: 0 }\n"
+        f".sheet {{ width: {width}; height: {height}; overflow: hidden; break-after: page }}\n"
+        ".sheet:last-child { break-after: auto }\n"
+        ".sheet svg { display: block }\n</style></head>\n"
+        f"<body>\n{sheets}\n</body></html>\n")
 
 
 def _grid(template: Template, sheet: tuple[float, float]) -> tuple[int, int]:

@@ -257,3 +257,19 @@ def test_template_pitch_that_overlaps_the_strips_is_a_usage_error(
     err = capsys.readouterr().err
     assert "strips would overlap" in err and "12 mm" in err
     assert not (tmp_path / "t.svg").exists()
+
+
+def test_template_on_letter_as_one_html_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "template.html"
+    assert main(["board", "--template", "--paper", "letter", "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [p["file"] for p in report["pages"]] == [str(out)] * 6
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["template.html"]
+    assert out.read_text().count("<svg ") == 6
+    monkeypatch.chdir(tmp_path)
+    assert main(["board", "--template", "-o", "t.html"]) == 2  # a plotter sheet is an .svg
+    assert "--paper a4 or --paper letter" in capsys.readouterr().err
+    assert main(["board", "game.jsonl", "--paper", "a4", "-o", "b.png"]) == 2
+    assert "--paper go with --template" in capsys.readouterr().err

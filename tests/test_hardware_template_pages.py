@@ -63,3 +63,43 @@ def test_the_plotter_sheet_is_the_template_itself_and_unknown_paper_is_refused()
     assert sheet.svg == template.svg()
     with pytest.raises(ValueError, match="paper 'a3'.*a4, letter, plotter"):
         tile(template, "a3")
+
+
+def test_every_page_in_one_html_file_for_one_print_job() -> None:
+    from hardware.template_pages import printable_html
+
+    pages = tile(make_template(per_side_tracks(3)), "a4")
+    html = printable_html(pages)
+    assert html.count("<svg ") == 6 and "<?xml" not in html
+    assert "@page { size: 297mm 210mm; margin: 0 }" in html
+    with pytest.raises(ValueError, match="plotter"):
+        printable_html(tile(make_template(per_side_tracks(3)), "plotter"))
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(CHROMIUM),
+                    reason="no /usr/bin/chromium (apt install chromium)")
+@pytest.mark.parametrize(("paper", "points"), [("a4", (841.89, 595.28)),
+                                               ("letter", (792.0, 612.0))])
+def test_a_browser_prints_the_html_as_six_sheets_of_the_paper(tmp_path, paper: str,
+                                                              points: tuple[float, float]
+                                                              ) -> None:
+    """What a builder does: open the file in a browser and print it. Chromium's own PDF has
+    one page per sheet, each the paper's size, landscape."""
+    import subprocess
+
+    from hardware.template_pages import printable_html
+
+    html = tmp_path / "template.html"
+    html.write_text(printable_html(tile(make_template(per_side_tracks(3)), paper)))
+    pdf = tmp_path / "template.pdf"
+    subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                    f"--user-data-dir={tmp_path / 'profile'}", "--no-pdf-header-footer",
+                    f"--print-to-pdf={pdf}", html.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    boxes = re.findall(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)\s*\]", pdf.read_bytes())
+    assert len(boxes) == 6, boxes
+    for width, height in boxes:
+        assert (float(width), float(height)) == pytest.approx(points, abs=1.0)

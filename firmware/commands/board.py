@@ -47,7 +47,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--paper", choices=("a4", "letter", "plotter"), default="plotter",
                         help="with --template: one 1:1 sheet for a plotter (default), or tiled "
                              "onto A4 or Letter pages with page numbers, overlaps and alignment "
-                             "marks, written as OUT-p1.svg, OUT-p2.svg, ...")
+                             "marks, written as OUT-p1.svg, OUT-p2.svg, ... (or, for "
+                             "-o OUT.html, every page in one file a browser prints at once)")
     parser.add_argument(
         "--layout",
         choices=LAYOUT_KINDS,
@@ -161,12 +162,18 @@ def run_template(args: argparse.Namespace) -> int:
     """``board --template -o FILE.svg``: the layout's board as a 1:1 template."""
     if args.log is not None:
         raise UsageError("--template draws the board itself: give no event log")
-    if args.output.suffix.lower() != ".svg":
-        raise UsageError(f"cannot write {str(args.output)!r}: the template is an .svg file")
+    suffix = args.output.suffix.lower()
+    if suffix == ".html" and args.paper == "plotter":
+        raise UsageError(f"cannot write {str(args.output)!r}: a plotter sheet is an .svg file; "
+                         "an .html file holds the pages of --paper a4 or --paper letter")
+    if suffix not in (".svg", ".html"):
+        raise UsageError(f"cannot write {str(args.output)!r}: the template is an .svg file "
+                         "(or, with --paper a4 or --paper letter, an .html file holding every "
+                         "page)")
     from firmware.store.files import replace_file
     from hardware.config import BoardConfig
     from hardware.template import STRIP_PITCH_MM, make_template
-    from hardware.template_pages import PAPER_NAMES, tile
+    from hardware.template_pages import PAPER_NAMES, printable_html, tile
 
     document = read_document(args.config)
     layout = chosen_layout(args.layout, document, BoardConfig.from_config(document).layout)
@@ -176,13 +183,14 @@ def run_template(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     pages = tile(template, args.paper)
-    if args.paper == "plotter":
-        files = [args.output]
+    if suffix == ".html":
+        files = [args.output] * len(pages)
+        replace_file(args.output, printable_html(pages).encode())
     else:
-        files = [args.output.with_name(f"{args.output.stem}-p{page.number}.svg")
-                 for page in pages]
-    for path, page in zip(files, pages, strict=True):
-        replace_file(path, page.svg.encode())
+        files = [args.output] if args.paper == "plotter" else [
+            args.output.with_name(f"{args.output.stem}-p{page.number}.svg") for page in pages]
+        for path, page in zip(files, pages, strict=True):
+            replace_file(path, page.svg.encode())
     report = {
         "svg": str(args.output),
         "layout": {"kind": layout.kind, **layout.options, "n_leds": layout.n_leds},
@@ -207,7 +215,9 @@ def run_template(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}: {board}; print it at 100 % on a plotter (or give "
               "--paper a4 or --paper letter for home printer pages)")
     else:
-        print(f"wrote {len(pages)} {PAPER_NAMES[args.paper]} pages, {files[0]} to "
-              f"{files[-1]}: {board}; print each at 100 % (actual size), trim the grey frames "
-              "where pages meet and tape them with the red marks on each other")
+        where = (f"all in {args.output}" if suffix == ".html"
+                 else f"{files[0]} to {files[-1]}")
+        print(f"wrote {len(pages)} {PAPER_NAMES[args.paper]} pages, {where}: {board}; print "
+              "each at 100 % (actual size), trim the grey frames where pages meet and tape "
+              "them with the red marks on each other")
     return 0
