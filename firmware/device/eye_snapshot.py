@@ -83,7 +83,9 @@ class EyeFeed:
 
     def offer(self, image: Any, at: float, detections: Sequence[Any], tracker: Any,
               zones: TableZones | None, game: Game, rev: str, *, seats: Sequence[str],
-              players: Sequence[str]) -> None:
+              players: Sequence[str], at_start: Sequence[Any] = ()) -> None:
+        """``at_start``: the readings the reader took for the table's art as it first
+        settled (``StreamReader.at_start``), each card with its outline."""
         key = (rev, tuple(seats), tuple(players))
         if key != self._key:
             self._table = eye_table(game, rev, seats=seats, players=players)
@@ -92,4 +94,5 @@ class EyeFeed:
             self._tracker = (tracker, isinstance(tracker, PlacedCards))
         cards = tracker.placed if self._tracker[1] else ()
         unread = tuple(tuple(d.corners) for d in detections if d.card is None)
-        self.eye.offer(EyeView(image, at, cards, unread, zones, self._table))
+        lying = tuple((d.card, tuple(d.corners)) for d in at_start if d.card is not None)
+        self.eye.offer(EyeView(image, at, cards, unread, zones, self._table, lying))

@@ -49,7 +49,7 @@ from firmware.table.flow import (
     Tick,
     UnknownCard,
 )
-from firmware.table.words import next_words
+from firmware.table.words import at_start_words, next_words
 from firmware.web.camera_eye import CameraEye
 from firmware.web.hub import Hub, Reply
 from firmware.web.snapshot import BoardLimits, TableView, revision, table_snapshot
@@ -254,6 +254,8 @@ class DeviceLoop:
         self._published: tuple[Any, ...] | None = None
         self._history: tuple[Any, ...] = ()
         self._history_key: tuple[Any, ...] | None = None
+        # The cards the reader took for the table's art as it first settled (said once).
+        self._at_start: tuple[Seen, ...] | None = None
 
     # -- start -----------------------------------------------------------------------------
 
@@ -354,6 +356,7 @@ class DeviceLoop:
                        level=logging.WARNING)
             return list(self.tracker.update(now, None))
         self._watch_focus()
+        self._lying_at_start()
         items: list[TableInput] = list(self.tracker.update(now, detections))
         items += [u for u in self.unknown.update(now, detections, self.tracker.zones)
                   if not named_by_hand_in(u.zone, self.flow.place_of(u.zone), self.store.game,
@@ -361,8 +364,24 @@ class DeviceLoop:
         if self.eye is not None:
             self.eye.offer(frame.image, now, detections, self.tracker, self.tracker.zones,
                            self.store.game, revision(self.store),
-                           seats=self.flow.seats, players=self.flow.players)
+                           seats=self.flow.seats, players=self.flow.players,
+                           at_start=self._at_start or ())
         return items
+
+    def _lying_at_start(self) -> None:
+        """Tells the table, once, of the cards that lay face up as the table first settled:
+        the reader (``vision.live.motion.StreamReader.at_start``) took them for the table's
+        own art, which is never counted, so without a word the camera's eye would show
+        "0 cards read" over cards in plain view."""
+        if self._at_start is not None:
+            return
+        lying = getattr(self.reader, "at_start", None)
+        if not isinstance(lying, tuple):
+            return  # not settled yet, or a reader that learns no art
+        self._at_start = tuple(lying)
+        if self._at_start:
+            self._tell(Feedback("notice", at_start_words(
+                [s.card for s in self._at_start if s.card is not None])))
 
     def _watch_focus(self) -> None:
         """Tells the players when the lens needs turning: the device's recogniser

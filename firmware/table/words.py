@@ -10,11 +10,14 @@ so the table hears one thing whichever way it looks.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from engine.cards import Card
 from engine.game import Game
 from engine.records import Pegged
 
-__all__ = ["next_words", "pegged_words", "reason_names", "refusal_words", "REASON_NAMES"]
+__all__ = ["next_words", "pegged_words", "reason_names", "refusal_words", "REASON_NAMES",
+           "at_start_words"]
 
 #: How the table names each reason a score was pegged (the page's score list too).
 REASON_NAMES = {
@@ -64,3 +67,17 @@ def refusal_words(detail: str) -> str:
     if found is not None:
         return f"{found['head']}: the play would then break a rule ({found['why']})"
     return detail
+
+
+def at_start_words(cards: Sequence[Card]) -> str:
+    """What the players hear when cards lay face up on the table as the board started
+    (``vision.live.motion.StreamReader.at_start``): the reader took them for the table's own
+    art, as it must a card printed on a mat, so they are not counted where they lie. A card
+    laid again exactly where its art lies is still the art's, hence "a little way off"."""
+    count = len(cards)
+    names = ", ".join(str(card) for card in sorted(cards))
+    if count == 1:
+        return (f"1 card was on the table at start ({names}): lift it and lay it again, a "
+                "little way off, to count it")
+    return (f"{count} cards were on the table at start ({names}): lift them and lay them "
+            "again, a little way off, to count them")

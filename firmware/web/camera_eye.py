@@ -86,7 +86,8 @@ def settled_key(view: EyeView) -> tuple[Any, ...]:
     """What must stay the same between two looks for the table to count as settled: the
     cards and unread outlines, each by where its centre lies on a grid of 1/40 of the frame's
     width (a card's outline jitters by a pixel or two from frame to frame; a card moved to
-    another place changes the key), the zones, and the game's side (its revision)."""
+    another place changes the key), the zones, the game's side (its revision) and how many
+    cards lay on the table at start."""
     width = max(1, view.size[0])
     cell = width / 40
 
@@ -98,7 +99,7 @@ def settled_key(view: EyeView) -> tuple[Any, ...]:
     cards = tuple(sorted((str(card), zone or "", *where(outline))
                          for card, zone, outline in view.cards))
     unread = tuple(sorted(where(outline) for outline in view.unread))
-    return (cards, unread, view.zones, view.table, view.size)
+    return (cards, unread, view.zones, view.table, view.size, len(view.at_start))
 
 
 Draw = Callable[[EyeView], tuple[bytes, dict[str, Any]]]

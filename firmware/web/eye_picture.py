@@ -7,7 +7,10 @@ On the picture, in the frame's own colours dimmed a little so the marks stand ou
   the name the game holds on a label above it;
 - each card seen but not read: an orange outline and a "?";
 - each place where the game waits for a card it has not seen: a dashed yellow card-sized
-  box in that zone, with what it waits for ("Ann: next card", "starter", "Bob: hand").
+  box in that zone, with what it waits for ("Ann: next card", "starter", "Bob: hand");
+- each card that lay on the table when the board started, which it takes for the table's
+  own art and never counts: a dashed blue outline labelled "at start", and the page's words
+  say how to count it (``firmware.table.words.at_start_words``).
 
 The same outlines go to the page as JSON, in the picture's pixels, so it can lay tap targets
 over them: a read card to correct, an unread one or an expected place to name.
@@ -23,10 +26,12 @@ from typing import Any
 import cv2
 import numpy as np
 
+from firmware.table.words import at_start_words
 from firmware.web.eye_view import EyeView, Outline, marks, point_inside
 from vision.live.zones import centroid
 
-__all__ = ["draw_eye", "PHONE_WIDTH", "QUALITY", "READ", "UNREAD", "EXPECTED", "ZONE"]
+__all__ = ["draw_eye", "PHONE_WIDTH", "QUALITY", "READ", "UNREAD", "EXPECTED", "ZONE",
+           "AT_START"]
 
 #: The picture's width: a phone's screen is 1080 to 1290 device pixels across, the page a
 #: little narrower; a 1280x720 frame at 960 px is about 90 kB at ``QUALITY``.
@@ -37,6 +42,7 @@ READ = (60, 200, 60)
 UNREAD = (0, 140, 255)
 EXPECTED = (0, 215, 255)
 ZONE = (235, 235, 235)
+AT_START = (235, 170, 110)
 _FONT = cv2.FONT_HERSHEY_SIMPLEX
 # A card's height over its width (poker size, 88 x 63 mm).
 _CARD_RATIO = 88 / 63
@@ -57,7 +63,8 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
 
     marked = marks(view)
     taken: list[Box] = []  # labels placed so far and the cards' corner indices: kept clear
-    for o in [c.outline for c in marked.cards] + [u.outline for u in marked.unread]:
+    for o in [c.outline for c in marked.cards] + [u.outline for u in marked.unread] + [
+            o for _, o in view.at_start]:
         taken.append(_index_box(scaled(o)))
     places = []
     for place in marked.places:
@@ -93,6 +100,14 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
         _label(image, "?", _spots(outline, out_h, text), UNREAD, text, taken=taken)
         unread.append({"place": seen.place, "outline": outline})
 
+    at_start = []
+    for card, outline_ in view.at_start:
+        outline = scaled(outline_)
+        _poly(image, outline, AT_START, line, dashed=True)
+        _label(image, f"at start: {card}", _spots(outline, out_h, text), AT_START, text * 0.8,
+               taken=taken)
+        at_start.append({"card": str(card), "outline": outline})
+
     cards = []
     for read in marked.cards:
         outline = scaled(read.outline)
@@ -107,7 +122,9 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
         raise ValueError("OpenCV could not encode the camera's view as JPEG")
     data = {"size": [out_w, out_h], "frame": [frame_w, frame_h], "at": round(view.at, 3),
             "rev": view.table.rev, "cards": cards, "unread": unread, "places": places,
-            "expected": expected,
+            "expected": expected, "at_start": at_start,
+            "at_start_words": (at_start_words([c for c, _ in view.at_start])
+                               if view.at_start else ""),
             "laid": {player: [str(c) for c in cards_] for player, cards_ in view.table.laid}}
     return encoded.tobytes(), data
 

@@ -92,7 +92,10 @@ class EyeView:
     ``image`` is the frame as the camera gave it (a BGR array nobody writes to: every source
     gives a new array per frame);
     ``cards`` the tracker's cards as ``CardTracker.placed`` gives them (card, camera zone,
-    outline); ``unread`` the outlines of this frame's detections that name no card.
+    outline); ``unread`` the outlines of this frame's detections that name no card;
+    ``at_start`` the cards that lay on the table when it first settled, taken for the table's
+    own art and never counted (``vision.live.motion.StreamReader.at_start``), with their
+    outlines.
     """
 
     image: Any
@@ -101,6 +104,7 @@ class EyeView:
     unread: tuple[Outline, ...]
     zones: TableZones | None = None
     table: EyeTable = EyeTable()
+    at_start: tuple[tuple[Card, Outline], ...] = ()
 
     @property
     def size(self) -> tuple[int, int]:

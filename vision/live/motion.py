@@ -302,6 +302,7 @@ class StreamReader:
         self.reads = 0
         self.pixels_read = 0
         self._reading = _Reading()
+        self._at_start: tuple[Seen, ...] | None = None
         # Reading over several frames (``vision.live.frames``): a reading below ``sure`` is
         # read again in up to ``rereads`` more still frames and the readings combined.
         self.sure = SURE
@@ -327,6 +328,15 @@ class StreamReader:
     def art(self) -> tuple[Seen, ...]:
         """The table's own readings (printed cards, a card box): never reported."""
         return tuple(self._reading.art)
+
+    @property
+    def at_start(self) -> tuple[Seen, ...] | None:
+        """The cards read on the table when it first settled and taken for its art (a card
+        printed on the mat, or a real card that lay there before the board started: the
+        reader cannot tell them apart, so the players are told: ``firmware.table.words``);
+        None until the table has settled. Cards the game says lie there (``on_table``) are
+        not among them."""
+        return self._at_start
 
     def __call__(self, frame: Frame) -> list[Seen]:
         image = frame.image
@@ -372,7 +382,10 @@ class StreamReader:
             known = set(self.on_table()) if self.on_table is not None else set()
             reading.art = [s for s in found if s.card not in known]
             reading.cards = [s for s in found if s.card in known]
+            self._at_start = tuple(s for s in reading.art if s.card is not None)
             return
+        if region.whole:
+            self._at_start = ()
         # Art is the table's for good: a hand resting on the mat hides it for a while, and
         # when the hand goes it is the same print, not cards laid.
         found = [s for s in found if not any(self._swallows(a, s) for a in reading.art)]

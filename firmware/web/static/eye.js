@@ -80,6 +80,7 @@ function eyeWords(data) {
   if (named) parts.push(`${named} named by hand`);
   if (unread) parts.push(`${unread} not read`);
   return parts.join(", ") + "."
+    + (data.at_start_words ? ` ${data.at_start_words[0].toUpperCase()}${data.at_start_words.slice(1)}.` : "")
     + (data.cards.length || unread ? " Tap a card to correct it, an orange or dashed outline to name it." : "");
 }
 
