@@ -246,3 +246,40 @@ def test_on_a_broker_without_tied_ids_a_known_client_id_takes_a_session_over(
     finally:
         hang_up([c for c in (first, second) if c is not None])
         broker.stop()
+
+
+def test_a_member_reads_nothing_but_its_own_resend_requests(tmp_path: Path, club: Club) -> None:
+    """The ACL's read side: ``pattern read P/%u/resend`` for a board and ``topic read
+    P/+/event`` for the server login only. A member subscribing to every board's rows, or
+    to another board's resend requests, gets none of them (the broker grants or refuses
+    the subscription as its version does; what matters is that nothing is delivered)."""
+    import paho.mqtt.client as mqtt  # noqa: F401 - the rogue clients need it
+
+    login = ("table-2", club.passwords["table-2"])
+    snoop, server_side, speaker = (
+        rogue(club.broker, login=login),
+        rogue(club.broker, login=("club", club.server_password)),
+        rogue(club.broker, login=("table-1", club.passwords["table-1"])))
+    heard: dict[str, list[str]] = {"snoop": [], "server": [], "table-1": []}
+    snoop.on_message = lambda c, u, m: heard["snoop"].append(m.topic)
+    server_side.on_message = lambda c, u, m: heard["server"].append(m.topic)
+    speaker.on_message = lambda c, u, m: heard["table-1"].append(m.topic)
+    granted: list[Any] = []
+    snoop.on_subscribe = lambda c, u, mid, codes, p: granted.extend(codes)
+    try:
+        snoop.subscribe([("cribbage/club/+/event", 1), ("cribbage/club/table-1/resend", 1),
+                         ("cribbage/club/#", 1)])
+        server_side.subscribe("cribbage/club/+/event", qos=1)
+        speaker.subscribe("cribbage/club/table-1/resend", qos=1)
+        wait_until(lambda: len(granted) == 3, timeout_s=10, what="the member's SUBACK")
+        time.sleep(0.3)  # the subscriptions in place (a real broker: no clock to move)
+        publish_all(speaker, "cribbage/club/table-1/event", [b"{}"])
+        publish_all(server_side, "cribbage/club/table-1/resend", [b"{}"])
+        wait_until(lambda: heard["server"] and heard["table-1"], timeout_s=10,
+                   what="the rightful readers to get both messages")
+        time.sleep(0.5)  # room for a wrongful delivery to show (there must be none)
+        assert heard["snoop"] == []
+        assert heard == {"snoop": [], "server": ["cribbage/club/table-1/event"],
+                         "table-1": ["cribbage/club/table-1/resend"]}
+    finally:
+        hang_up([snoop, server_side, speaker])

@@ -208,3 +208,14 @@ def test_a_now_message_with_a_huge_last_id_is_refused(tmp_path: Path) -> None:
     from firmware.club.messages import NowMessage
     with pytest.raises(MessageError, match="last_id"):
         NowMessage.parse(payload, board="t")
+
+
+@pytest.mark.parametrize("name", ["t+1", "t#", "table/1", "+", "#", "club/table-1"])
+def test_a_board_login_is_one_topic_level_without_wildcards(tmp_path: Path, name: str) -> None:
+    """``pattern write P/%u/event`` puts the login in one topic level: a ``/`` would reach
+    another board's topics, and mosquitto denies everything to a login holding ``+`` or
+    ``#`` once pattern ACLs exist (src/security_default.c)."""
+    from firmware.club.settings import ClubConfigError
+
+    with pytest.raises(ClubConfigError, match="board must be a name"):
+        setup_broker(BrokerPlan(boards=(name,), root=tmp_path))
