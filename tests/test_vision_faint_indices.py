@@ -53,7 +53,7 @@ def test_a_faint_index_on_a_light_table_is_read_without_the_outline(
 
 def no_faint_glyphs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(candidates_module, "_faint_glyphs",
-                        lambda diff, limits, found: candidates_module._no_parts())
+                        lambda *a, **k: candidates_module._no_parts())
 
 
 def no_stretch(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,3 +200,56 @@ def test_a_cameras_frame_keeps_its_levels(monkeypatch: pytest.MonkeyPatch) -> No
     assert len(candidates_module.find_candidates(frame, card_px=150.0)) > 0
     with pytest.raises(AssertionError, match="levelled"):
         candidates_module.find_candidates(frame)
+
+
+def faint_card_on_dark_table(table: int = 90) -> np.ndarray:
+    """The faint 5S of ``faint_card_on_light_table`` on a dark table, where its outline shows."""
+    card = render_card(4, 3, height=350).astype(np.float32)
+    card = PAPER - (250.0 - card) * (PAPER / 250.0) * 0.3
+    frame = np.full((1080, 1620, 3), table, np.uint8)
+    place(frame, np.clip(card, 0, 255).astype(np.uint8), (810, 540), 0, 150 / 350)
+    return cv2.GaussianBlur(frame, (0, 0), 1.0)
+
+
+@pytest.fixture
+def faint_searches(monkeypatch: pytest.MonkeyPatch) -> list[np.ndarray | None]:
+    """The masks each faint-ink search was confined to (None: the whole frame)."""
+    calls: list[np.ndarray | None] = []
+    search = candidates_module._faint_glyphs
+
+    def spy(diff: np.ndarray, limits: GlyphLimits, found: np.ndarray, *,
+            within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        calls.append(within)
+        return search(diff, limits, found, within=within)
+
+    monkeypatch.setattr(candidates_module, "_faint_glyphs", spy)
+    return calls
+
+
+def test_the_device_searches_faint_ink_inside_an_outline_read_without_an_index(
+        monkeypatch: pytest.MonkeyPatch, faint_searches: list[np.ndarray | None]) -> None:
+    """Issue 62, item 4: the search runs where a card's outline is found and not read."""
+    monkeypatch.setattr(detection_module, "read_card", lambda *a, **k: (None, 0.0, False, 0))
+    found = [d.card for d in recognise(faint_card_on_dark_table(), card_px=150.0)]
+    assert found == [Card.parse("5S")]
+    assert len(faint_searches) == 1 and faint_searches[0] is not None
+    _, _, w, h = cv2.boundingRect(faint_searches[0])
+    card_w, card_h = 107 * 1.2, 150 * 1.2  # the card as read (180 px tall)
+    assert w < 1.2 * card_w and h < 1.2 * card_h
+
+
+def test_the_device_spends_no_faint_search_where_no_outline_is_found(
+        faint_searches: list[np.ndarray | None]) -> None:
+    """The faint search over a whole region of grain gave 1,400 candidate pairs: a device
+    that knows its card height searches only card outlines (a photo still searches all)."""
+    recognise(faint_card_on_light_table(4, 3), card_px=150.0)
+    assert faint_searches == []
+    recognise(faint_card_on_light_table(4, 3))
+    assert len(faint_searches) == 1 and faint_searches[0] is None
+
+
+def test_the_device_spends_no_faint_search_on_a_card_read_whole(
+        faint_searches: list[np.ndarray | None]) -> None:
+    assert [d.card for d in recognise(faint_card_on_dark_table(), card_px=150.0)] == [
+        Card.parse("5S")]
+    assert faint_searches == []

@@ -49,6 +49,10 @@ def photos(args: argparse.Namespace) -> dict[str, Any]:
                   f"{r['wrong']} wrong (recall {r['recall']}, precision {r['precision']}; "
                   f"wrong reports {r['wrong_reports']}); {r['photos_all_right']} photos read "
                   f"whole; {r['seconds']} s")
+            for p in r["per_photo"]:
+                if p["missed_cards"] or p["wrong_cards"]:
+                    print(f"  {p['photo']}: missed {' '.join(p['missed_cards']) or '-'}, "
+                          f"wrong {' '.join(p['wrong_cards']) or '-'}")
     return {"dataset": args.dataset, "split": args.split, "frames_each": args.frames_each,
             "results": results}
 

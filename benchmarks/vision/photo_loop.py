@@ -51,6 +51,9 @@ def photo_loop(dataset: str, split: str, size: tuple[int, int], frames_each: int
         "precision": round(right / (right + wrong), 3) if right + wrong else None,
         "photos_all_right": sum(r.missed == 0 and r.wrong == 0 for r in results),
         "seconds": round(seconds, 1),
-        "per_photo": [{"right": r.right, "missed": r.missed, "wrong": r.wrong}
-                      for r in results],
+        "per_photo": [{"photo": item.path.name, "right": r.right, "missed": r.missed,
+                       "wrong": r.wrong,
+                       "missed_cards": sorted(str(c) for c in r.cards - r.reported),
+                       "wrong_cards": sorted(str(c) for c in r.reported - r.cards)}
+                      for item, r in zip(items, results, strict=True)],
     }

@@ -22,7 +22,8 @@ own size to go by, and its limits are fractions of its shorter side.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
@@ -89,6 +90,14 @@ FAINT_SHARE = 0.3
 FAINT_FLOOR = 20
 FAINT_PEAK = 2.0
 FAINT_SAME = 0.75
+# The device spends the faint search only inside the card outlines it found without reading
+# an index there (``find_candidates(faint_within=...)``, issue 62): over a changed region of
+# grained wood it added 100-180 faint blobs and up to 1,600 candidate pairs for one queen
+# (the light birch table, 41-58 ms of a 2304x1296 region's read here against 28-46 without:
+# benchmarks/vision/live_path.py laid-cards). A card of an overlapping hand shows no outline:
+# dev at device:2304x1296 lost 2 of 884 Roboflow cards, no EPFL one. Each outline is grown
+# by this factor about its middle.
+FAINT_OUTLINE_MARGIN = 1.08
 # A lamp's colour cast (``white_balanced``): the paper's level in each channel is this
 # percentile of every CAST_STEP-th pixel (a frame's brightest half per cent is paper where a
 # card fills a two-hundredth of it); a channel CAST_TOLERANCE or more below the brightest is
@@ -469,11 +478,12 @@ def _solid_parts(sizes: np.ndarray, most: np.ndarray, lo: float, hi: float) -> n
                       & (np.maximum(pw, ph) <= most))
 
 
-def find_glyphs(channel: np.ndarray, *, bright: bool, limits: GlyphLimits | None = None
-                ) -> Glyphs:
+def find_glyphs(channel: np.ndarray, *, bright: bool, limits: GlyphLimits | None = None,
+                faint_within: np.ndarray | None = None) -> Glyphs:
     """Segments glyph-sized blobs darker (or, with ``bright``, lighter) than their paper, and
     the solid glyphs cut free of the printed lines they touch. ``limits`` default to
-    fractions of the channel's shorter side (``GlyphLimits.of_frame``)."""
+    fractions of the channel's shorter side (``GlyphLimits.of_frame``). ``faint_within``
+    (uint8, the channel's shape, non-zero inside) confines the faint-ink search to it."""
     if limits is None:
         limits = GlyphLimits.of_frame(channel.shape)
     paper = _paper_level(channel, limits.window, bright=bright)
@@ -495,7 +505,7 @@ def find_glyphs(channel: np.ndarray, *, bright: bool, limits: GlyphLimits | None
     if not bright:  # dark or red ink: nearly every deck (see _parts_of_bridged, _faint_glyphs)
         parts.append(_parts_of_bridged(diff, labels, stats, lo, hi))
         if limits.faint:
-            parts.append(_faint_glyphs(diff, limits, stats[keep, :4]))
+            parts.append(_faint_glyphs(diff, limits, stats[keep, :4], within=faint_within))
     part_cents, part_boxes, part_areas = zip(*parts, strict=True)
     return Glyphs(
         centroids=np.concatenate([cents[keep], *part_cents]).astype(np.float32),
@@ -504,10 +514,11 @@ def find_glyphs(channel: np.ndarray, *, bright: bool, limits: GlyphLimits | None
     )
 
 
-def _faint_glyphs(diff: np.ndarray, limits: GlyphLimits, found: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _faint_glyphs(diff: np.ndarray, limits: GlyphLimits, found: np.ndarray, *,
+                  within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Glyphs of faint ink: centroids, boxes and areas of the glyph-like blobs segmented where
-    the contrast floor is lowered (``_faint_floor``), less those ``found`` (boxes) already.
+    the contrast floor is lowered (``_faint_floor``), less those ``found`` (boxes) already;
+    only inside the mask ``within`` where one is given (searched in its bounding box).
 
     A thin rank printed in a light font and shrunk to the working scale, or blurred, lies
     50-75 grey levels under its paper where its suit lies 200 under: the fixed floor broke it
@@ -518,18 +529,27 @@ def _faint_glyphs(diff: np.ndarray, limits: GlyphLimits, found: np.ndarray
     floor joined glyphs to the soft edges of dark things beside them, and cards read before
     were lost (2 of Roboflow's test split).
     """
+    x0 = y0 = 0
+    if within is not None:
+        x0, y0, w, h = cv2.boundingRect(within)
+        if w == 0 or h == 0:
+            return _no_parts()
+        diff = cv2.bitwise_and(diff[y0:y0 + h, x0:x0 + w], within[y0:y0 + h, x0:x0 + w])
     binary = cv2.compare(diff, _faint_floor(diff, limits, elsewhere=255), cv2.CMP_GT)
     _, labels, stats, cents = cv2.connectedComponentsWithStatsWithAlgorithm(
         binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
     stats, cents = stats[1:], cents[1:]
     keep = _glyph_like(stats[:, 2], stats[:, 3], stats[:, 4], limits.min_glyph,
                        limits.max_glyph)
-    # Faint ink alone is no glyph: some of it must be as dark as the fixed floor asks.
-    for i in np.nonzero(keep)[0].tolist():
-        x, y, w, h = stats[i, :4].tolist()
-        box = diff[y:y + h, x:x + w]
-        keep[i] = bool(np.any(box[labels[y:y + h, x:x + w] == i + 1] > limits.min_contrast))
+    # Faint ink alone is no glyph: some of it must be as dark as the fixed floor asks. Marked
+    # for every blob at once, not blob by blob: wood grain makes thousands of them.
+    dark = np.zeros(len(stats) + 1, bool)
+    dark[labels[diff > limits.min_contrast]] = True
+    keep &= dark[1:]
     stats, cents = stats[keep], cents[keep]
+    if x0 or y0:  # back to the whole channel's pixels
+        stats = stats + np.array([x0, y0, 0, 0, 0], stats.dtype)
+        cents = cents + np.array([x0, y0], cents.dtype)
     if found.size and len(stats):
         keep = ~_found_already(stats[:, :4], found)
         stats, cents = stats[keep], cents[keep]
@@ -702,15 +722,32 @@ def extract_patches(
     return patches, down, span
 
 
-def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | None = None
-                    ) -> IndexCandidates:
+def faint_mask(shape: tuple[int, ...], outlines: Sequence[np.ndarray], scale: float
+               ) -> np.ndarray:
+    """The mask (uint8, ``shape``'s height and width) of card ``outlines`` ((4, 2) points in
+    the frame's pixels) scaled by ``scale`` into the frame as read, each grown by
+    ``FAINT_OUTLINE_MARGIN`` about its middle: an index lies just inside its card's rim, and
+    an outline found on a soft edge may fall a little short of it."""
+    mask = np.zeros(shape[:2], np.uint8)
+    for outline in outlines:
+        points = np.asarray(outline, np.float64).reshape(4, 2) * scale
+        middle = points.mean(axis=0)
+        grown = middle + FAINT_OUTLINE_MARGIN * (points - middle)
+        cv2.fillConvexPoly(mask, np.rint(grown).astype(np.int32), 255)
+    return mask
+
+
+def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | None = None,
+                    faint_within: Sequence[np.ndarray] | None = None) -> IndexCandidates:
     """Runs segmentation, pairing and patch cutting on a BGR frame (coordinates in its pixels).
 
     ``card_px`` is a card's height in the frame's pixels where the caller knows it (the
     device's camera), which sets the scale it is read at (``reading``). With ``screen`` (the
     default) the cheap index screen (``vision.recognise.screen``) drops the patches that cannot be
     an index; training code that harvests hard negatives for the CNN or the screen itself asks
-    for every candidate.
+    for every candidate. ``faint_within`` confines the faint-ink search, where the reading
+    does one, to those card outlines ((4, 2) frame points each; none: no search); None
+    searches wherever the reading does.
     """
     check_frame(image, "find_candidates")
     read = reading(image.shape, card_px=card_px)
@@ -728,8 +765,14 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
     patch_parts: list[np.ndarray] = []
     down_parts: list[np.ndarray] = []
     span_parts: list[np.ndarray] = []
+    limits, within = read.limits, None
+    if limits.faint and faint_within is not None:
+        if len(faint_within):
+            within = faint_mask(work.shape, faint_within, scale)
+        else:
+            limits = replace(limits, faint=False)
     for channel, bright in ((lo, False), (hi, True)):
-        glyphs = find_glyphs(channel, bright=bright, limits=read.limits)
+        glyphs = find_glyphs(channel, bright=bright, limits=limits, faint_within=within)
         r, s = pair_glyphs(glyphs)
         if r.size == 0:
             continue

@@ -36,7 +36,7 @@ from vision.recognise.focus import (
 )
 from vision.recognise.frames import check_frame
 from vision.recognise.geometry import points_in_quad
-from vision.recognise.whole_cards import corner_patches, find_card_quads, read_card
+from vision.recognise.whole_cards import CardQuad, corner_patches, find_card_quads, read_card
 
 __all__ = ["Detection", "recognise", "CameraRecogniser", "DEFAULT_MIN_CONFIDENCE", "card_outline",
            "index_centres", "points_in_quad"]
@@ -208,7 +208,9 @@ def recognise(
     the frame's ``vision.recognise.focus.blur_sigma`` where the caller knows it (a camera's,
     measured now and then: ``CameraRecogniser``); None measures this frame. ``card_px`` is a card's
     height in the frame's pixels where the caller knows it (a mounted camera): the frame is
-    read at the cards' scale, not its own size's (``vision.recognise.candidates.reading``).
+    read at the cards' scale, not its own size's (``vision.recognise.candidates.reading``);
+    the expensive faint-ink search then runs only inside the card outlines not read whole
+    (``candidates.FAINT_OUTLINE_MARGIN``), where a photo's reading searches everywhere.
     """
     check_frame(image, "recognise")
     sigma = blur_sigma(image) if blur is None else blur
@@ -218,13 +220,17 @@ def recognise(
     detections: list[Detection] = []
     outlines: list[np.ndarray] = []
     named: set[Card] = set()
-    for card, conf, quad, ranked in _whole_cards(image, model_path=model_path, deck=deck,
-                                                 card_px=card_px):
+    quads = find_card_quads(image, card_px=card_px)
+    unread = set(range(len(quads)))
+    for card, conf, quad, ranked, q in _whole_cards(image, quads, model_path=model_path,
+                                                    deck=deck):
         if conf >= min_confidence and card not in named:
             named.add(card)
+            unread.discard(q)
             outlines.append(quad)
             detections.append(Detection(card, _corners(quad), conf, runners_up(ranked, card)))
-    cand = find_candidates(image, card_px=card_px)
+    faint_within = None if card_px is None else [quads[q].corners for q in sorted(unread)]
+    cand = find_candidates(image, card_px=card_px, faint_within=faint_within)
     if outlines and len(cand):
         # Indices on a card already read whole need no second reading.
         keep = ~np.any([points_in_quad(cand.rank_xy, o) for o in outlines], axis=0)
@@ -285,13 +291,12 @@ class CameraRecogniser:
                          deck=self.deck, blur=self.focus(image), card_px=card_px)
 
 
-def _whole_cards(image: np.ndarray, *, model_path: str, deck: ScoreAdjuster | None = None,
-                 card_px: float | None = None
-                 ) -> list[tuple[Card, float, np.ndarray, tuple[tuple[Card, float], ...]]]:
-    """Cards read whole from their outline: (card, confidence, corners upright, the ranked
-    readings of its likeliest index patch)."""
-    out: list[tuple[Card, float, np.ndarray, tuple[tuple[Card, float], ...]]] = []
-    quads = find_card_quads(image, card_px=card_px)
+def _whole_cards(image: np.ndarray, quads: list[CardQuad], *, model_path: str,
+                 deck: ScoreAdjuster | None = None
+                 ) -> list[tuple[Card, float, np.ndarray, tuple[tuple[Card, float], ...], int]]:
+    """Cards read whole from their outlines ``quads``: (card, confidence, corners upright, the
+    ranked readings of its likeliest index patch, the quad's number)."""
+    out: list[tuple[Card, float, np.ndarray, tuple[tuple[Card, float], ...], int]] = []
     if not quads:
         return out
     parts = [corner_patches(image, q) for q in quads]
@@ -300,14 +305,14 @@ def _whole_cards(image: np.ndarray, *, model_path: str, deck: ScoreAdjuster | No
         return out
     scores = classify(np.concatenate([p[0] for p in parts]), model_path=model_path, deck=deck)
     start = 0
-    for (_, ids, orients), n in zip(parts, sizes, strict=True):
+    for q, ((_, ids, orients), n) in enumerate(zip(parts, sizes, strict=True)):
         if n:
             rank, suit = scores.rank[start:start + n], scores.suit[start:start + n]
             card, conf, _, k = read_card(rank, suit, ids)
             if card is not None:
                 cards, probability, _ = PatchScores(rank, suit).best()
                 best = max(range(n), key=lambda i: (cards[i] == card, float(probability[i])))
-                out.append((card, conf, orients[k], ranked_cards(rank[best], suit[best])))
+                out.append((card, conf, orients[k], ranked_cards(rank[best], suit[best]), q))
         start += n
     out.sort(key=lambda t: -t[1])
     return out

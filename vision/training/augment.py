@@ -12,6 +12,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.training.filmed import Filming, film_patches
+
 __all__ = ["augment", "squash_map", "SQUASH_RANGE"]
 
 # How far a squashed patch is narrowed across its line: a 16:9 shot resized to a square
@@ -32,8 +34,13 @@ def squash_map(axis: float, factor: float) -> np.ndarray:
     return lin / float(np.hypot(*lin[:, 1]))
 
 
-def augment(x: np.ndarray, rng: np.random.Generator, stretch: float = 0.0) -> np.ndarray:
-    """Jittered copies of the uint8 patches ``x`` (n, h, w, 3); a ``stretch`` share squashed."""
+def augment(x: np.ndarray, rng: np.random.Generator, stretch: float = 0.0,
+            filming: Filming | None = None) -> np.ndarray:
+    """Jittered copies of the uint8 patches ``x`` (n, h, w, 3); a ``stretch`` share squashed.
+
+    With ``filming`` (``filmed.py``) a share of them is first filmed through the calibrated
+    camera at a device card size, in place of the Gaussian blur, which those then skip.
+    """
     n: int = x.shape[0]
     out = np.empty_like(x)
     angle = rng.normal(0, 6, n)
@@ -45,6 +52,9 @@ def augment(x: np.ndarray, rng: np.random.Generator, stretch: float = 0.0) -> np
         chosen = rng.random(n) < stretch
         axis, factor = rng.uniform(0, np.pi, n), rng.uniform(*SQUASH_RANGE, n)
         squashes = {i: squash_map(axis[i], factor[i]) for i in np.nonzero(chosen)[0].tolist()}
+    if filming is not None:  # drawn after the rest, so that a training without it is unchanged
+        x, filmed = film_patches(x, rng, filming)
+        blur &= ~filmed
     c = (x.shape[2] - 1) / 2
     middle = np.array([c, c])
     for i in range(n):

@@ -37,6 +37,7 @@ from vision.training.augment import augment
 from vision.training.device_patches import harvest_device_boxes, harvest_device_sets
 from vision.training.drawn import harvest_scenes
 from vision.training.facedecks import FACE_FOLDER, NO_THEMES, load_face_decks
+from vision.training.filmed import FilmError, Filming
 from vision.training.harvest import card_labels, harvest_boxes, harvest_sets
 from vision.training.synth import bundled_typefaces, synth_set
 
@@ -81,7 +82,7 @@ class _WithEmbedding(nn.Module):
 
 def fit(
     x: np.ndarray, r: np.ndarray, s: np.ndarray, *, epochs: int, seed: int, log: str,
-    width: int = 8, stretch: float = STRETCH,
+    width: int = 8, stretch: float = STRETCH, filming: Filming | None = None,
 ) -> IndexNet:
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -97,7 +98,7 @@ def fit(
         t0 = time.time()
         for i in range(0, len(x), 256):
             idx = order[i : i + 256]
-            xb = torch.from_numpy(normalise(augment(x[idx], rng, stretch)))
+            xb = torch.from_numpy(normalise(augment(x[idx], rng, stretch, filming)))
             out = net(xb)
             loss = loss_fn(out[:, :14], torch.from_numpy(r[idx])) + loss_fn(
                 out[:, 14:], torch.from_numpy(s[idx])
@@ -255,6 +256,14 @@ def main() -> None:
     ap.add_argument("--device-epfl-frames", type=int, default=0,
                     help="device frames made of each EPFL dev photo (15 photos, ~11 cards "
                          "each; 24 measured with --device-frames 8)")
+    ap.add_argument("--film", type=float, default=0.0,
+                    help="share of each batch filmed through the calibrated camera at device "
+                         "card sizes in place of the augmentation's blur (filmed.py); 0, the "
+                         "committed networks' recipe")
+    ap.add_argument("--bleach", type=float, default=0.25,
+                    help="share of the filmed patches overexposed 1.4-2.8x (red ink bleached)")
+    ap.add_argument("--cool", type=float, default=0.25,
+                    help="share of the filmed patches cast blue (warmth -0.25 to -0.05)")
     ap.add_argument("--threads", type=int, default=2, help="torch threads")
     ap.add_argument("--cache", type=Path, help="folder to save the harvested patches in, or reuse")
     ap.add_argument("--fit-only", action="store_true",
@@ -269,6 +278,10 @@ def main() -> None:
         ap.error("--device-frames and --device-epfl-frames count frames: 0 or more")
     if args.threads < 1:
         ap.error(f"--threads must be 1 or more, got {args.threads}")
+    try:
+        filming = Filming(args.film, args.bleach, args.cool) if args.film else None
+    except FilmError as err:
+        ap.error(str(err))
     torch.set_num_threads(args.threads)
     root = datasets_root()
     if root is None:
@@ -322,7 +335,7 @@ def main() -> None:
     x1 = np.concatenate([sx, hx[neg_idx]])
     net = fit(x1, np.concatenate([sr, hr[neg_idx]]), np.concatenate([ss, hs[neg_idx]]),
               epochs=max(2, args.epochs // 3), seed=4 + args.seed, log="stage 1", width=args.width,
-              stretch=args.stretch)
+              stretch=args.stretch, filming=filming)
 
     # Stage 2: keep box candidates that read as their labelled card, upright.
     pos_idx = np.nonzero(~neg)[0]
@@ -348,7 +361,7 @@ def main() -> None:
         s = np.concatenate([ss, hs[neg_idx], hs[rep], np.repeat(ps_, k)])
         epochs = args.epochs if stage == last else max(2, args.epochs // 2)
         net = fit(x, r, s, epochs=epochs, seed=5 + stage + args.seed, log=f"stage {stage}",
-                  width=args.width, stretch=args.stretch)
+                  width=args.width, stretch=args.stretch, filming=filming)
 
     args.out.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, 32, 32)
