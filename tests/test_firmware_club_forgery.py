@@ -283,3 +283,46 @@ def test_a_member_reads_nothing_but_its_own_resend_requests(tmp_path: Path, club
                          "table-1": ["cribbage/club/table-1/resend"]}
     finally:
         hang_up([snoop, server_side, speaker])
+
+
+def test_a_members_flood_of_unreadable_messages_never_holds_up_another_boards_rows(
+        tmp_path: Path, club: Club) -> None:
+    """Issue 60: table-2's login floods its own topic with JSON nested past the parser and
+    rows whose match is 2^63 (checksum and all) while table-1 publishes a game. Each is
+    refused and listed alone; table-1's rows all count, none waits for a resend."""
+    from firmware.club.messages import EventMessage
+    from firmware.store.schema import row_crc
+
+    server = club_server(club, tmp_path / "club.sqlite3", boards=club.boards)
+    path = tmp_path / "t1.sqlite3"
+    store = fresh_store(path)
+    board = real_board(club, path)
+    inside = rogue(club.broker, login=("table-2", club.passwords["table-2"]))
+    deep = b"[" * 30_000 + b"]" * 30_000
+    line = json.dumps({"type": "go"})
+    huge = EventMessage("table-2", "f" * 16, 1, 2 ** 63, row_crc(1, 2 ** 63, 1.5, line), 1.5,
+                        line).payload()
+    try:
+        sent = [inside.publish("cribbage/club/table-2/event", deep if n % 2 else huge, qos=1)
+                for n in range(200)]
+        began = time.monotonic()
+        for event in game_events(27):
+            store.append(event)
+        wait_until(lambda: caught_up(server, path), timeout_s=30, what="table-1's game")
+        took = time.monotonic() - began
+        for message in sent:
+            message.wait_for_publish(10)
+        wait_until(lambda: server.refused >= 200, timeout_s=30, what="every flooded message")
+        assert server.refused == 200 and server.kept == last_id(path)
+        assert board.resends_answered == 0  # nothing of table-1's was ever missing
+        counted(server, path)
+        reasons = [r["reason"] for r in report(server)["refused"]]
+        assert any("nested too deeply" in r for r in reasons)
+        assert any("match is out of range" in r for r in reasons)
+        print(f"table-1: {last_id(path)} rows held {took:.2f} s after the first, "
+              f"during a flood of 200 messages")
+    finally:
+        hang_up([inside])
+        board.stop()
+        server.stop()
+        store.close()

@@ -57,7 +57,9 @@ from firmware.club.messages import (
 from firmware.club.mqtt import make_client
 from firmware.club.settings import TOPIC_PREFIX, Broker
 from firmware.club.standings import Roster, Scoring
+from firmware.web.connections import StreamSeats
 from firmware.web.hub import Hub
+from firmware.web.pins import client_key
 from firmware.web.server import (
     PinGuard,
     WebServer,
@@ -328,6 +330,7 @@ def create_club_app(server: ClubServer, *, pin: str | None = None) -> ASGIApp:
     close a round; without a PIN rounds change only from the command line."""
     hub = server.hub
     guard = PinGuard(pin) if pin else None
+    seats = StreamSeats()  # as the phone page's: no crowd of streams takes the page down
 
     async def index(request: Request) -> Response:
         return FileResponse(STANDINGS_PAGE, headers={"Cache-Control": "no-cache"})
@@ -340,7 +343,9 @@ def create_club_app(server: ClubServer, *, pin: str | None = None) -> ASGIApp:
                         headers={"Cache-Control": "no-store"})
 
     async def events(request: Request) -> Response:
-        return state_stream(hub)
+        client = client_key(request.client.host if request.client else "?")
+        return state_stream(hub, seats=seats, client=client,
+                            pinned=guard is not None and guard.holds_pin(client))
 
     async def change_round(request: Request) -> Response:
         if guard is None:
