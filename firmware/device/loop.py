@@ -62,7 +62,7 @@ from hardware.strip import LedStrip
 from vision.live.focus_watch import FocusWatch
 from vision.live.sources import CameraUnavailableError, FrameSource
 from vision.live.sources import Frame as CameraFrame
-from vision.live.tracker import CameraLost, Seen, TableEvent
+from vision.live.tracker import CameraLost, CardAppeared, Seen, TableEvent
 from vision.live.zones import TableZones
 from vision.recognise.focus import FocusMeter
 
@@ -279,7 +279,15 @@ class DeviceLoop:
     def step(self) -> None:
         """One turn of the loop: camera, buttons, clock, board, voice, watchdog."""
         now = self.clock()
-        for item in self._camera(now):
+        items = self._camera(now)
+        # The cards of one change, judged together before any is taken (TableFlow.together).
+        laid = [item for item in items if isinstance(item, CardAppeared)]
+        whole = self.flow.together(laid, self.store.game) if len(laid) > 1 else None
+        for item in items:
+            if whole is not None and isinstance(item, CardAppeared):
+                if item is laid[0]:
+                    self._apply(whole, now)
+                continue
             self._apply(self.flow.handle(item, self.store.game), now)
         self.feed(self._buttons(now), now)
         self._serve(now)

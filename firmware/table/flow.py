@@ -33,6 +33,7 @@ from engine.rules import Rules
 from engine.words import card_words, event_words, points_words, result_words, scores_words
 from firmware.table.alternatives import resolve_play
 from firmware.table.names import player_names
+from firmware.table.together import judge
 from firmware.table.words import next_words, pegged_words, refusal_words
 from vision.live.tracker import (
     CameraBack,
@@ -309,6 +310,11 @@ class TableFlow:
         # the tracker names the reading whenever it sees the card again, in that place only
         # (the card read lies in its own player's area too).
         self._read_as: dict[tuple[str, Card], Card] = {}
+        # Cards of a change asked about (``together``): their area seen complete is no spread.
+        self._asked: set[Card] = set()
+        # Spreads taken from one change (``together``): the tracker's ZoneComplete for the
+        # same cards, in the same frame, is no news.
+        self._batched: dict[str, tuple[Card, ...]] = {}
 
     # -- the events the flow proposes ------------------------------------------------------
 
@@ -349,6 +355,7 @@ class TableFlow:
         if isinstance(item, CardRemoved):
             zone = self._seated(item.zone)
             self._lying.discard(item.card)
+            self._asked.discard(item.card)
             if item.card == self._old_starter:
                 self._old_starter = None
             if item.card == self._offered:
@@ -361,6 +368,9 @@ class TableFlow:
         if isinstance(item, ZoneComplete):
             zone = self._seated(item.zone)
             cards = tuple(self._read_as.get((zone or "", card), card) for card in item.cards)
+            if self._asked.intersection(cards) or (
+                    zone is not None and self._batched.pop(zone, None) == tuple(sorted(cards))):
+                return _NOTHING  # asked about already, or counted from the change itself
             return self._spread(zone, cards, item.at, game)
         if isinstance(item, ManualSpread):
             self._lying.difference_update(item.cards)
@@ -395,6 +405,39 @@ class TableFlow:
             return self._button(item, game)
         return self._tick(item.at, game)
 
+    def together(self, seen: Sequence[CardAppeared], game: Game) -> Outcome | None:
+        """The cards the camera read in one change, before any is taken: None when the game
+        can take them one at a time (each is then ``handle``-d as usual); else what the
+        change as a whole leads to (``firmware.table.together``): a question, nothing taken,
+        when it holds more cards than the game can take in the step it is at, or the hands
+        and crib spread in it, counted in their turn."""
+        new = [(item.card, self._seated(item.zone)) for item in seen
+               if self._news(item.card, game)]
+        cut = self._cut if self._cut is not None else _Cut(self.players)
+        verdict = judge(new, game, players=self.players,
+                        uncut=[p for p in cut.contenders if p not in cut.cards])
+        if not verdict.whole:
+            return None
+        if verdict.ask is not None:
+            self._asked.update(card for card, _ in new)
+            return Outcome(feedback=(Feedback("ask", verdict.ask),))
+        at = max((item.at for item in seen), default=0.0)
+        out = _NOTHING
+        for zone, cards in verdict.spreads:
+            self._batched[zone] = cards
+            out += self._spread(zone, cards, at, game)
+        return out
+
+    def _news(self, card: Card, game: Game) -> bool:
+        """Whether a card read is new to the table: not a cut card still lying, not the
+        starter (nor the last one, still lying where it was cut), not laid this deal, except
+        in the show, where a hand's cards laid in the play and spread again are its spread."""
+        if card in self._lying or card == game.starter or card in (self._old_starter,
+                                                                   self._resumed):
+            return False
+        return game.phase in ("show", "crib") or not any(card in game.laid(p)
+                                                         for p in game.players)
+
     def stored(self, event: Mapping[str, Any], pegged: Sequence[Pegged], game: Game,
                at: float) -> Outcome:
         """What to say once ``event`` is durably stored and pegged ``pegged``."""
@@ -403,6 +446,7 @@ class TableFlow:
         self._offered = None
         if kind in ("new_game", "deal"):
             self._read_as.clear()  # runners-up taken are this deal's
+            self._batched.clear()
         if kind == "new_game":
             self._spreads.clear()
             self._window = None
