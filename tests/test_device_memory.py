@@ -15,6 +15,7 @@ from engine.cards import Card
 from firmware.device.memory import give_back_large_buffers
 from vision.live.motion import TILE_ABOVE_PX, TILE_CARDS, TILE_MARGIN, StreamReader
 from vision.live.sources import Frame, watch_image
+from vision.live.tracker import Seen
 from vision.recognise import focus
 from vision.recognise.detection import Detection
 
@@ -55,8 +56,8 @@ class PaperReader:
         return found
 
 
-def settle(reader: StreamReader, image: np.ndarray, frames: int = 6) -> list[Detection]:
-    seen: list[Detection] = []
+def settle(reader: StreamReader, image: np.ndarray, frames: int = 6) -> list[Seen]:
+    seen: list[Seen] = []
     for i in range(frames):
         size = (image.shape[1] // 4, image.shape[0] // 4)
         seen = reader(Frame(image, i / 30, i, watch_image(image, size)))
@@ -99,11 +100,11 @@ def test_the_focus_meter_measures_in_bands_of_rows_and_finds_the_same_blur(
     rows: list[int] = []
     gradient = cv2.morphologyEx
 
-    def spy(src: np.ndarray, *args: object, **kwargs: object) -> np.ndarray:
+    def spy(src: np.ndarray, op: int, kernel: np.ndarray) -> np.ndarray:
         rows.append(src.shape[0])
-        return gradient(src, *args, **kwargs)
+        return np.asarray(gradient(src, op, kernel))
 
-    monkeypatch.setattr(focus.cv2, "morphologyEx", spy)
+    monkeypatch.setattr(cv2, "morphologyEx", spy)
     banded = focus.blur_sigma(image, card_px=card_px)
     assert len(rows) > 1 and max(rows) < FULL[1] / 2
     monkeypatch.setattr(focus, "FOCUS_BAND_ROWS", 10 * FULL[1])
