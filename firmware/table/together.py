@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 from engine.cards import Card
 from engine.game import Game
-from vision.live.zones import CRIB, STARTER
+from firmware.table.procedure import place_words
+from vision.live.zones import CRIB
 
 __all__ = ["HAND", "Together", "judge", "starter_due"]
 
@@ -102,8 +103,4 @@ def _ask(groups: dict[str | None, list[Card]], rule: str) -> Together:
 
 
 def _area(zone: str | None) -> str:
-    if zone is None:
-        return "outside every area"
-    if zone in (STARTER, CRIB):
-        return f"in the {zone} area"
-    return f"in {zone}'s area"
+    return "outside every area" if zone is None else f"in {place_words(zone)}"
