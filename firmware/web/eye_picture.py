@@ -75,10 +75,11 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
                dark=True, taken=taken)
         places.append({"zone": place.zone, "place": place.place, "polygon": polygon})
 
-    card_h = _card_height([c.outline for c in marked.cards] + [u.outline for u in marked.unread],
-                          frame_h) * scale
+    card_h = _card_height([c.outline for c in marked.cards] + [u.outline for u in marked.unread]
+                          + [o for _, o in view.at_start], frame_h) * scale
     lying = [scaled(c.outline) for c in marked.cards] + [scaled(u.outline)
-                                                        for u in marked.unread]
+                                                        for u in marked.unread] + [
+        scaled(o) for _, o in view.at_start]
     expected = []
     for want in view.table.expected:
         zone = next((p for p in marked.places if p.place == want.place), None)
@@ -104,8 +105,9 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
     for card, outline_ in view.at_start:
         outline = scaled(outline_)
         _poly(image, outline, AT_START, line, dashed=True)
-        _label(image, f"at start: {card}", _spots(outline, out_h, text), AT_START, text * 0.8,
-               taken=taken)
+        at = _label(image, f"at start: {card}", _spots(outline, out_h, text), AT_START,
+                    text * 0.8, taken=taken)
+        _leader(image, at, outline, AT_START)
         at_start.append({"card": str(card), "outline": outline})
 
     cards = []
