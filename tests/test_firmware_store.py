@@ -671,10 +671,31 @@ def test_a_row_whose_checksum_holds_but_the_engine_refuses_is_damage(tmp_path: P
                      (forged, row_crc(12, match, at, forged)))
     conn.close()
     mark_path(path).unlink()  # so only the replay can tell: the mark would see the new crc
+    copy_path(path).unlink()  # and the chain cannot go back to the second copy
     with EventStore.open(path, clock=Clock()) as store:
         assert store.recovery is not None and store.recovery.lost == ()
         assert [aside.id for aside in store.recovery.set_aside] == [12]  # kept, out of play
         assert [json.loads(line) for line in store.lines] == events[:11]
+
+
+def test_a_row_forged_with_its_checksum_goes_back_to_the_second_copy(tmp_path: Path) -> None:
+    """The same forged row with its second copy intact: the chain breaks at it, the copy's
+    chain holds, so the copy wins and the forged row is gone (issue 60 item 3)."""
+    from firmware.store.schema import row_crc
+
+    path = tmp_path / "s.db"
+    events = simulate_game(random.Random(5), PLAYERS)[:12]
+    fill(path, events).close()
+    forged = json.dumps({"type": "deal", "dealer": "Ann"})
+    with sqlite3.connect(path) as conn:
+        match, at = conn.execute("SELECT match, at FROM events WHERE id = 12").fetchone()
+        conn.execute("UPDATE events SET line = ?, crc = ? WHERE id = 12",
+                     (forged, row_crc(12, match, at, forged)))
+    conn.close()
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is not None and store.recovery.changed is not None
+        assert "event id 12 was changed" in store.recovery.words()
+        assert [json.loads(line) for line in store.lines] == events
 
 
 def test_a_damaged_game_result_in_history_is_rebuilt_from_the_events(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from storekit import Clock
 
 from engine.simulate import simulate_game
 from firmware.commands.cli import main
-from firmware.store.eventstore import EventStore, StoreError
+from firmware.store.eventstore import SCHEMA_VERSION, EventStore, StoreError
 from firmware.store.mark import mark_path
 
 NAMES = (["Ann", "Bob"], ["Cat", "Dan", "Eve"], ["Ann", "Bob"])
@@ -102,7 +102,7 @@ def test_a_flipped_user_version_bit_is_read_as_the_schema_it_has(
         assert kept(store) == pristine[1]
         takes_a_change(store)
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert conn.execute("SELECT count(*) FROM undos").fetchone()[0] == undos
     conn.close()
 
@@ -112,7 +112,7 @@ def test_a_store_of_a_newer_schema_is_still_refused(pristine: tuple[Path, dict],
     path = copy(pristine, tmp_path / "s")
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE seats (id INTEGER PRIMARY KEY)")
-        conn.execute("PRAGMA user_version = 4")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
     with pytest.raises(StoreError, match="newer version"):
         EventStore.open(path, clock=Clock())

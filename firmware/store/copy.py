@@ -4,7 +4,10 @@ Why: a row's checksum tells a damaged row from a sound one but cannot bring it b
 issue 60's sweep 43 of 100 random bit flips in the store's pages lost an event, with every
 later event of its game set aside behind it. ``NAME-copy`` holds each row once more, one line
 a row: the CRC32 of the line's text in hex, a space, and the row as JSON (``["e", id, match,
-at, line, crc]`` or ``["u", id, event, at, crc]``), each row keeping its own row checksum too.
+at, line, crc, history, link]``, ``["u", id, event, at, crc, history, link]`` or ``["l", id,
+place, why, at, history, link]``), each row keeping its own row checksum and its chain link
+(``firmware.store.chain``) too, in the order the rows were written. Lines of a copy made before
+the chain (no history, no link) are still read.
 It is a plain file, written with ``write`` and flushed with ``fdatasync`` after SQLite commits
 and before the store acknowledges the row, so no single damaged page, frame or sector holds
 both copies of a row; a repair takes from it every row the store lost
@@ -18,13 +21,15 @@ from __future__ import annotations
 import json
 import os
 import zlib
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from firmware.store.chain import Link, Record, next_link
 from firmware.store.files import fsync_dir, replace_file
-from firmware.store.schema import Row, Undo, row_crc, undo_crc
+from firmware.store.schema import LostRow, Row, Undo, row_crc, undo_crc
 
-__all__ = ["Copy", "CopyFile", "copy_path", "read_copy", "rewrite"]
+__all__ = ["Copy", "CopyFile", "copy_path", "read_copy", "rewrite", "line_of", "intact", "contents"]
 
 
 def copy_path(store: Path) -> Path:
@@ -40,6 +45,10 @@ class Copy:
     rows: dict[int, Row] = field(default_factory=dict)
     undos: dict[int, Undo] = field(default_factory=dict)
     damaged: int = 0
+    losts: dict[int, LostRow] = field(default_factory=dict)
+    # Every trusted line in file order: the row, its history digest and link (None: a line
+    # written before the chain).
+    order: list[tuple[Record, int | None, int | None]] = field(default_factory=list)
 
 
 def _line(fields: list[object]) -> bytes:
@@ -47,12 +56,28 @@ def _line(fields: list[object]) -> bytes:
     return f"{zlib.crc32(text.encode()):08x} {text}\n".encode()
 
 
-def event_line(row: Row) -> bytes:
-    return _line(["e", row.id, row.match, row.at, row.line, row.crc])
+def line_of(record: Record, link: Link) -> bytes:
+    """The copy's line for one row and its link."""
+    if isinstance(record, Row):
+        fields: list[object] = ["e", record.id, record.match, record.at, record.line,
+                                record.crc]
+    elif isinstance(record, Undo):
+        fields = ["u", record.id, record.event, record.at, record.crc]
+    else:
+        fields = ["l", record.id, record.place, record.why, record.at]
+    return _line([*fields, link.history, link.link])
 
 
-def undo_line(undo: Undo) -> bytes:
-    return _line(["u", undo.id, undo.event, undo.at, undo.crc])
+def intact(copy: Copy) -> bool:
+    """Whether every line of ``copy`` is trusted and chained, each link holding."""
+    if copy.damaged:
+        return False
+    previous = 0
+    for record, history, link in copy.order:
+        if link is None or history is None or next_link(previous, record, history) != link:
+            return False
+        previous = link
+    return True
 
 
 def read_copy(path: Path) -> Copy:
@@ -80,32 +105,71 @@ def _parse(raw: bytes, out: Copy) -> bool:
         return False
     if not isinstance(fields, list) or not fields:
         return False
+    history: object = None
+    link: object = None
+    if len(fields) in (7, 8) and fields[0] in ("e", "u", "l"):
+        *fields, history, link = fields
+        if type(history) is not int or type(link) is not int:
+            return False
+    record = _record(fields)
+    if record is None:
+        return False
+    if isinstance(record, Row):
+        out.rows[record.id] = record
+    elif isinstance(record, Undo):
+        out.undos[record.id] = record
+    else:
+        out.losts[record.id] = record
+    out.order.append((record, history, link))  # type: ignore[arg-type]
+    return True
+
+
+def _record(fields: list[object]) -> Record | None:
+    """The row a line's fields hold, if its checksum holds (a lost row has none of its own:
+    the line's checksum and link stand for it)."""
     if fields[0] == "e" and len(fields) == 6:
         _, event_id, match, at, line, crc = fields
         if type(event_id) is type(match) is type(crc) is int and isinstance(at, float) \
                 and isinstance(line, str) and row_crc(event_id, match, at, line) == crc:
-            out.rows[event_id] = Row(event_id, match, line, crc, at, None)
-            return True
+            return Row(event_id, match, line, crc, at, None)  # type: ignore[arg-type]
     elif fields[0] == "u" and len(fields) == 5:
         _, undo_id, event, at, crc = fields
         if type(undo_id) is type(event) is type(crc) is int and isinstance(at, float) \
                 and undo_crc(undo_id, event, at) == crc:
-            out.undos[undo_id] = Undo(undo_id, event, at, crc)
-            return True
-    return False
+            return Undo(undo_id, event, at, crc)  # type: ignore[arg-type]
+    elif fields[0] == "l" and len(fields) == 5:
+        _, lost_id, place, why, at = fields
+        if type(lost_id) is int and isinstance(place, str) and isinstance(why, str) \
+                and isinstance(at, float):
+            return LostRow(lost_id, place, why, at)
+    return None
 
 
-def rewrite(path: Path, rows: list[Row], undos: list[Undo]) -> None:
-    """Replaces the copy at ``path``, whole and power-cut safe, with ``rows`` and ``undos``."""
-    data = b"".join([*(event_line(r) for r in rows), *(undo_line(u) for u in undos)])
-    replace_file(path, data)
+def contents(chained: list[tuple[Record, Link]]) -> bytes:
+    """What a copy of these rows and links holds, in their order."""
+    return b"".join(line_of(record, link) for record, link in chained)
+
+
+def rewrite(path: Path, chained: list[tuple[Record, Link]]) -> None:
+    """Replaces the copy at ``path``, whole and power-cut safe, with ``chained``'s lines."""
+    replace_file(path, contents(chained))
 
 
 class CopyFile:
-    """The writer's handle on the copy: ``add`` after every commit, before acknowledging."""
+    """The writer's handle on the copy: ``begin`` a row's line while SQLite commits it,
+    ``finish`` before acknowledging it (``cancel`` when the commit failed).
+
+    Why a thread: the copy's ``fdatasync`` after SQLite's own added one flush to every event,
+    on the path from a card laid to its LEDs (issue 60). Flushed beside SQLite's commit
+    instead of after it (both calls let go of the GIL while the card writes), an event costs
+    about the slower of the two flushes, and both are still on the card before it is
+    acknowledged.
+    """
 
     def __init__(self, fd: int) -> None:
         self._fd = fd
+        self._size = os.fstat(fd).st_size  # the copy's length before the line in flight
+        self._flusher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store-copy")
 
     @classmethod
     def open(cls, path: Path) -> CopyFile:
@@ -115,10 +179,36 @@ class CopyFile:
             fsync_dir(path.parent)
         return cls(fd)
 
-    def add(self, line: bytes) -> None:
-        """Appends one row's line and flushes it to the card."""
-        os.write(self._fd, line)
+    def begin(self, line: bytes) -> Future[int]:
+        """Starts appending one row's line and flushing it to the card, on the copy's own
+        thread, while the caller commits the row."""
+        return self._flusher.submit(self._write, line)
+
+    def finish(self, pending: Future[int]) -> None:
+        """Waits until ``begin``'s line is on the card (raises what writing it raised)."""
+        self._size += pending.result()
+
+    def cancel(self, pending: Future[int]) -> None:
+        """The row was not committed: its line, written or not, is cut off again, so the
+        copy never holds a row the store refused (a full card)."""
+        try:
+            pending.result()
+        except OSError:
+            pass
+        os.ftruncate(self._fd, self._size)
         os.fdatasync(self._fd)
 
+    def add(self, line: bytes) -> None:
+        """Appends one row's line and flushes it to the card, waiting for it."""
+        self.finish(self.begin(line))
+
+    def _write(self, line: bytes) -> int:
+        written = os.write(self._fd, line)
+        os.fdatasync(self._fd)
+        if written != len(line):
+            raise OSError(f"only {written} of {len(line)} bytes of a copy line were written")
+        return written
+
     def close(self) -> None:
+        self._flusher.shutdown(wait=True)
         os.close(self._fd)

@@ -43,6 +43,7 @@ import sqlite3
 import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -51,7 +52,9 @@ from typing import Any
 from engine.events import Event, NewGame, dumps_event, parse_event, parse_line
 from engine.game import Game
 from engine.records import LogError, Pegged
-from firmware.store.copy import CopyFile, copy_path, event_line, read_copy, rewrite, undo_line
+from firmware.store.chain import Link, Record, build, natural_order, next_link
+from firmware.store.chain import key as record_key
+from firmware.store.copy import CopyFile, contents, copy_path, intact, line_of, read_copy, rewrite
 from firmware.store.derived import (
     GameRow,
     MatchHistory,
@@ -68,8 +71,10 @@ from firmware.store.repair import (
     LostEvent,
     Recovery,
     repair_store,
+    restore_from_copy,
     undo_chain,
     verified_rows,
+    write_chain,
 )
 from firmware.store.schema import (
     SCHEMA_VERSION,
@@ -184,6 +189,7 @@ class EventStore:
         self._undos = list(loaded.undos)
         self._histories: dict[int, MatchHistory] = {}
         self._check_history(loaded)
+        self._links = self._chain(loaded)
         last = rows[-1] if rows else None
         self._acknowledged = Mark(self._last_id, last.crc if last else 0,
                                   last.match if last else 0, len(self._undos),
@@ -194,7 +200,7 @@ class EventStore:
         if not readonly:
             self._mark = MarkFile.open(mark_path(path))
             self._mark.write(self._acknowledged, durable=True)
-            self._copy = self._open_copy(rows)
+            self._copy = self._open_copy(rows, loaded)
         self._match: int | None = max((r.match for r in rows), default=None)
         if self._match is None:
             found = conn.execute("SELECT max(id) FROM matches").fetchone()[0]
@@ -257,7 +263,7 @@ class EventStore:
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 conn = connect(path, readonly=False)
-                loaded = Loaded([], [], frozenset(), 0, frozenset())
+                loaded = Loaded([], [], frozenset(), 0, frozenset(), [])
             if not readonly:
                 create_schema(conn)
                 if 0 < loaded.version < 3:  # the undos were made from undone_at just now
@@ -279,7 +285,12 @@ class EventStore:
     def _repair(cls, path: Path, damage: Damage, mark: Mark | None,
                 clock: Callable[[], float],
                 repairing: Callable[[], None] | None) -> EventStore:
-        recovery = repair_store(path, damage, mark, clock, repairing or _nothing)
+        copy = read_copy(copy_path(path)) if damage.broken is not None else None
+        if copy is not None and intact(copy) and copy.order:
+            # The store broke its chain and the copy's holds whole: the copy wins.
+            recovery = restore_from_copy(path, damage, copy, clock)
+        else:
+            recovery = repair_store(path, damage, mark, clock, repairing or _nothing)
         try:
             loaded = verified_rows(path, None)
         except Damage as damage:  # never expected: the fresh store is what salvage made
@@ -296,15 +307,21 @@ class EventStore:
         disagrees with the undo rows. Read-only, the rebuilt history is only kept here."""
         notes = []
         rebuilt: list[MatchHistory] = []
+        chained = loaded.histories or {}
         for match, rows in self._rows.items():
             stored = read_history(self._conn, match)
-            if stored is not None and digest(stored[0]) == stored[1]:
+            if stored is not None and digest(stored[0]) == stored[1] \
+                    and chained.get(match, stored[1]) == stored[1]:
                 self._histories[match] = stored[0]
                 continue
             live = [(r.id, r.line) for r in rows if r.undone_at is None]
             history = derive(match, rows[0].at, live)
             self._histories[match] = history
-            if loaded.version >= 3 and (stored is None or history != stored[0]):
+            if stored is not None and digest(stored[0]) == stored[1]:
+                notes.append(f"match {match}'s history (its matches and games rows) had been "
+                             "changed: it did not agree with the chain and was rebuilt from "
+                             "the events")
+            elif loaded.version >= 3 and (stored is None or history != stored[0]):
                 notes.append(f"match {match}'s history did not match its events and was "
                              "rebuilt from them")
             rebuilt.append(history)
@@ -325,20 +342,50 @@ class EventStore:
                 conn.execute(f"DELETE FROM {table} WHERE {column} NOT IN "  # noqa: S608
                              "(SELECT match FROM events)")
 
-    def _open_copy(self, rows: list[Row]) -> CopyFile:
+    def _chain(self, loaded: Loaded) -> list[Link]:
+        """The store's chain; a store from before the chain is chained now, in the order
+        its rows' times tell, and from then on (``firmware.store.chain``)."""
+        if loaded.links is not None or self.readonly:
+            return list(loaded.links or ())
+        plain = [replace(r, undone_at=None) for r in loaded.rows]
+        links = build(natural_order([*plain, *self._undos, *loaded.losts]),
+                      {m: digest(h) for m, h in self._histories.items()})
+        with self._transaction(check_last=False) as conn:
+            write_chain(conn, links)
+        return links
+
+    def _open_copy(self, rows: list[Row], loaded: Loaded) -> CopyFile:
         """The second copy, rewritten from the store first where it differs (damaged, cut,
-        missing, or made before there were copies: an older store gets one at its first
-        open). Rows only the copy holds were taken into the store before this (``open``)."""
+        missing, or made before there were copies or the chain: an older store gets one at
+        its first open). Rows only the copy holds were taken into the store before this
+        (``open``); a copy edited against the chain loses to the store, which keeps it."""
         where = copy_path(self.path)
-        found = read_copy(where)
-        plain = {r.id: replace(r, undone_at=None) for r in rows}
-        if found.rows != plain or found.undos != {u.id: u for u in self._undos} \
-                or found.damaged:
-            if where.exists() and where.stat().st_size:
+        held: dict[tuple[str, int], Record] = {
+            record_key(r): r for r in [*(replace(r, undone_at=None) for r in rows),
+                                       *self._undos, *loaded.losts]}
+        chained = [(held[(link.kind, link.ref)], link) for link in self._links]
+        expected = contents(chained)
+        try:
+            found = where.read_bytes()
+        except FileNotFoundError:
+            found = b""
+        if found != expected:
+            if found and loaded.links is not None:
                 self.notes = (*self.notes, "the event store's second copy differed from the "
                               "store and was rewritten from it")
-            rewrite(where, list(plain.values()), self._undos)
+            rewrite(where, chained)
         return CopyFile.open(where)
+
+    def _link(self, conn: sqlite3.Connection, record: Record, history: MatchHistory) -> Link:
+        """The next link, for ``record`` just written in ``conn``'s transaction and its
+        match's ``history`` after it."""
+        previous = self._links[-1].link if self._links else 0
+        kind, ref = record_key(record)
+        kept = digest(history)
+        link = Link(len(self._links) + 1, kind, ref, kept, next_link(previous, record, kept))
+        conn.execute("INSERT INTO chain (seq, kind, ref, history, link) VALUES (?, ?, ?, ?, ?)",
+                     (link.seq, link.kind, link.ref, link.history, link.link))
+        return link
 
     def close(self) -> None:
         if self._copy is not None:
@@ -446,17 +493,26 @@ class EventStore:
         rows = self._rows[match]
         live = [(r.id, r.line) for r in rows if r.undone_at is None and r.id != event_id]
         history = derive(match, rows[0].at, live)
-        with self._transaction() as conn:
-            found = conn.execute("SELECT at FROM events WHERE id = ?", (event_id,)).fetchone()
-            if found is None:
-                raise StoreError(f"event id {event_id} is not in the store any more")
-            conn.execute("INSERT INTO undos (id, event, at, crc) VALUES (?, ?, ?, ?)",
-                         (undo.id, undo.event, undo.at, undo.crc))
-            conn.execute("UPDATE events SET undone_at = ? WHERE id = ?", (now, event_id))
-            if history != self._histories.get(match):
-                write_history(conn, history)
+        pending: Future[int] | None = None
+        try:
+            with self._transaction() as conn:
+                found = conn.execute("SELECT at FROM events WHERE id = ?",
+                                     (event_id,)).fetchone()
+                if found is None:
+                    raise StoreError(f"event id {event_id} is not in the store any more")
+                conn.execute("INSERT INTO undos (id, event, at, crc) VALUES (?, ?, ?, ?)",
+                             (undo.id, undo.event, undo.at, undo.crc))
+                conn.execute("UPDATE events SET undone_at = ? WHERE id = ?", (now, event_id))
+                if history != self._histories.get(match):
+                    write_history(conn, history)
+                link = self._link(conn, undo, history)
+                pending = self._begin_copy(line_of(undo, link))
+        except BaseException:
+            self._cancel_copy(pending)
+            raise
+        self._finish_copy(pending)
         self._undos.append(undo)
-        self._add_to_copy(undo_line(undo))
+        self._links.append(link)
         self._histories[match] = history
         rows[:] = [replace(r, undone_at=now) if r.id == event_id else r for r in rows]
         ack = self._acknowledged
@@ -540,41 +596,77 @@ class EventStore:
         """Commits one row; ``first`` (re)writes the match's players, ``ended`` its game."""
         now = self._clock()
         event_id = self._last_id + 1
-        with self._transaction() as conn:
-            if match is None:
-                match = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM matches "
-                                     ).fetchone()[0]
-                match = max(match, max(self._rows, default=0) + 1)
-            assert match is not None
-            crc = row_crc(event_id, match, now, line)
-            conn.execute("INSERT INTO events (id, match, line, crc, at) VALUES (?, ?, ?, ?, ?)",
-                         (event_id, match, line, crc, now))
-            history = self._histories.get(match) or MatchHistory(match, (), (), now, ())
-            if first:
-                history = replace(history, players=tuple(self._game.players),
-                                  sides=tuple(side.name for side in self._game.sides))
-            if ended:
-                done = self._game.match[-1]
-                history = replace(history, games=(*history.games, GameRow(
-                    event_id, done.winner, done.result, done.value, tuple(done.scores))))
-            if first or ended or match not in self._histories:
-                write_history(conn, history)
+        pending: Future[int] | None = None
+        try:
+            with self._transaction() as conn:
+                match, history, row, link = self._insert(conn, match, line, now, first=first,
+                                                         ended=ended)
+                # The second copy is flushed while SQLite commits (``CopyFile``).
+                pending = self._begin_copy(line_of(row, link))
+        except BaseException:
+            self._cancel_copy(pending)
+            raise
+        self._finish_copy(pending)
         self._histories[match] = history
+        self._links.append(link)
         self._rows.setdefault(match, []).append(StoredEvent(event_id, match, line, now))
-        self._add_to_copy(event_line(Row(event_id, match, line, crc, now, None)))
         self._last_id = event_id
         self._match = match
         # A new row leaves the undos as acknowledged: their count and chain carry over.
-        self._acknowledge(replace(self._acknowledged, last_id=event_id, crc=crc, match=match),
-                          durable=ended)
+        self._acknowledge(replace(self._acknowledged, last_id=event_id, crc=row.crc,
+                                  match=match), durable=ended)
         return event_id
 
-    def _add_to_copy(self, line: bytes) -> None:
-        """The committed row's second copy, flushed before the row is acknowledged. A copy
-        that cannot be written is left behind, never the store: the next open rewrites it."""
-        if self._copy is not None:
+    def _insert(self, conn: sqlite3.Connection, match: int | None, line: str, now: float, *,
+                first: bool, ended: bool) -> tuple[int, MatchHistory, Row, Link]:
+        """The rows of one event inside ``_write``'s transaction: the event, its match's
+        history when it changes, its link; returns the match, its history, row and link."""
+        event_id = self._last_id + 1
+        if match is None:
+            match = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM matches "
+                                 ).fetchone()[0]
+            match = max(match, max(self._rows, default=0) + 1)
+        assert match is not None
+        crc = row_crc(event_id, match, now, line)
+        conn.execute("INSERT INTO events (id, match, line, crc, at) VALUES (?, ?, ?, ?, ?)",
+                     (event_id, match, line, crc, now))
+        history = self._histories.get(match) or MatchHistory(match, (), (), now, ())
+        if first:
+            history = replace(history, players=tuple(self._game.players),
+                              sides=tuple(side.name for side in self._game.sides))
+        if ended:
+            done = self._game.match[-1]
+            history = replace(history, games=(*history.games, GameRow(
+                event_id, done.winner, done.result, done.value, tuple(done.scores))))
+        if first or ended or match not in self._histories:
+            write_history(conn, history)
+        row = Row(event_id, match, line, crc, now, None)
+        link = self._link(conn, row, history)
+        return match, history, row, link
+
+    def _begin_copy(self, line: bytes) -> Future[int] | None:
+        """Starts the row's second copy beside SQLite's commit (``CopyFile``). A copy that
+        cannot be written is left behind, never the store: the next open rewrites it."""
+        if self._copy is None:
+            return None
+        try:
+            return self._copy.begin(line)
+        except (OSError, RuntimeError):
+            return None
+
+    def _finish_copy(self, pending: Future[int] | None) -> None:
+        """Waits for the row's second copy to be on the card, before it is acknowledged."""
+        if self._copy is not None and pending is not None:
             try:
-                self._copy.add(line)
+                self._copy.finish(pending)
+            except OSError:
+                pass
+
+    def _cancel_copy(self, pending: Future[int] | None) -> None:
+        """The commit failed: the copy's line for it is cut off again."""
+        if self._copy is not None and pending is not None:
+            try:
+                self._copy.cancel(pending)
             except OSError:
                 pass
 

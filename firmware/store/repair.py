@@ -31,14 +31,16 @@ from typing import Any
 
 from engine.game import Game
 from engine.records import LogError
-from firmware.store.copy import copy_path, read_copy
-from firmware.store.derived import derive, write_history
+from firmware.store.chain import Break, Link, build, expected_histories, natural_order, verify
+from firmware.store.copy import Copy, copy_path, read_copy
+from firmware.store.derived import derive, digest, write_history
 from firmware.store.files import fsync_dir
 from firmware.store.mark import Mark
 from firmware.store.pages import cells
 from firmware.store.schema import (
     SCHEMA_VERSION,
     SUFFIXES,
+    LostRow,
     Row,
     StoreError,
     Undo,
@@ -52,6 +54,7 @@ from firmware.store.schema import (
 )
 
 __all__ = ["LostEvent", "Recovery", "Damage", "Loaded", "verified_rows", "repair_store",
+           "restore_from_copy", "write_chain",
            "damaged_copies", "undo_chain", "environment_error"]
 
 
@@ -94,10 +97,18 @@ class Recovery:
     # Intact rows the engine refuses once an event before them is lost: kept in the store,
     # taken out of the game by an undo row the repair appends (history still shows them).
     set_aside: tuple[LostEvent, ...] = ()
+    # The store broke its chain (``firmware.store.chain``): what was done to which row; the
+    # second copy, whose chain held, was restored in its place.
+    changed: str | None = None
 
     def words(self) -> str:
         """What the table is told when the device starts on a repaired store: what the
         players must put right, not how the file broke."""
+        if self.changed:
+            return (f"The event store did not agree with its chain ({self.changed}): the "
+                    "board went back to its second copy, whose chain holds, and kept every "
+                    "event it had acknowledged. If no one here changed the store, tell the "
+                    "club: its copy of the rows is the tournament's record.")
         undos = f" {self.undos[0].upper()}{self.undos[1:]}: check the score." \
             if self.undos else ""
         if self.set_aside:
@@ -147,9 +158,9 @@ def _lost_words(lost: tuple[LostEvent, ...]) -> str:
 class Damage(Exception):
     """What ``verified_rows`` found: damage at ``row_id`` (None: the file itself), and why."""
 
-    def __init__(self, row_id: int | None, reason: str) -> None:
+    def __init__(self, row_id: int | None, reason: str, broken: Break | None = None) -> None:
         super().__init__(reason)
-        self.row_id, self.reason = row_id, reason
+        self.row_id, self.reason, self.broken = row_id, reason, broken
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +174,11 @@ class Loaded:
     lost: frozenset[int]
     version: int
     stale: frozenset[int]
+    # The chain's links (None: a store from before the chain), the lost rows as stored,
+    # and each match's history digest as the chain says.
+    links: list[Link] | None = None
+    losts: tuple[LostRow, ...] = ()
+    histories: dict[int, int] | None = None
 
 
 def undo_chain(undos: list[Undo]) -> int:
@@ -181,6 +197,55 @@ def repair_store(path: Path, damage: Damage, mark: Mark | None,
     its start and now and then as it goes (a long repair must not look like a hung start)."""
     repairing()
     salvaged = _salvage(path, mark, clock(), repairing)
+    moved = _replace_store(path, salvaged, clock)
+    lost = salvaged.lost
+    first_lost = lost[0].id if lost else None
+    damaged_at = damage.row_id if damage.row_id is not None else first_lost
+    return Recovery(path, moved, len(salvaged.kept), damaged_at, damage.reason, tuple(lost),
+                    salvaged.undo_problem, tuple(salvaged.set_aside))
+
+
+def restore_from_copy(path: Path, damage: Damage, copy: Copy,
+                      clock: Callable[[], float]) -> Recovery:
+    """Moves a store whose chain broke aside, untouched, and puts in its place a fresh one
+    holding exactly what its second copy holds (whose chain was checked whole, ``intact``):
+    the copy agrees with the chain and the store does not, so the copy wins."""
+    undone = {u.event: u.at for u in copy.undos.values()}
+    kept = [Row(r.id, r.match, r.line, r.crc, r.at, undone.get(r.id))
+            for r in sorted(copy.rows.values(), key=lambda r: r.id)]
+    earlier = [LostEvent(lost.id, _places(lost.place), lost.why)
+               for lost in sorted(copy.losts.values(), key=lambda r: r.id)]
+    undos = sorted(copy.undos.values(), key=lambda u: u.id)
+    salvaged = _Salvaged(kept, undos, [], earlier, None, [])
+    moved = _replace_store(path, salvaged, clock)
+    changed = damage.broken.words() if damage.broken else damage.reason
+    if damage.broken is not None and damage.broken.kind == "e":
+        was, now = copy.rows.get(damage.broken.ref), _store_match(moved, damage.broken.ref)
+        if was is not None and now is not None and now != was.match:
+            changed = (f"event id {was.id} was moved from match {was.match} to match {now} "
+                       "outside the board")
+    return Recovery(path, moved, len(kept), damage.row_id, damage.reason, (), None, (),
+                    changed)
+
+
+def _places(text: str) -> tuple[tuple[int, int], ...]:
+    value = _json_list(text.encode())
+    return tuple((m, g) for m, g in (value or []) if type(m) is int and type(g) is int)
+
+
+def _store_match(path: Path, event_id: int) -> int | None:
+    """The match a (moved aside) store files an event under, if it can say."""
+    try:
+        with closing(_reader(path)) as conn:
+            found = conn.execute("SELECT match FROM events WHERE id = ?", (event_id,)).fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return found[0] if found and isinstance(found[0], int) else None
+
+
+def _replace_store(path: Path, salvaged: _Salvaged, clock: Callable[[], float]) -> Path:
+    """Renames the store's files aside and puts a fresh store of ``salvaged`` in its place;
+    returns where the original went."""
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(clock()))
     moved = path.with_name(f"{path.name}.damaged-{stamp}")
     n = 1
@@ -202,11 +267,7 @@ def repair_store(path: Path, damage: Damage, mark: Mark | None,
         leftover.unlink(missing_ok=True)
     fresh.rename(path)
     fsync_dir(path.parent)
-    lost = salvaged.lost
-    first_lost = lost[0].id if lost else None
-    damaged_at = damage.row_id if damage.row_id is not None else first_lost
-    return Recovery(path, moved, len(salvaged.kept), damaged_at, damage.reason, tuple(lost),
-                    salvaged.undo_problem, tuple(salvaged.set_aside))
+    return moved
 
 
 def damaged_copies(path: Path) -> list[Path]:
@@ -312,6 +373,8 @@ def verified_rows(path: Path, mark: Mark | None) -> Loaded:
     undos: list[Undo] = []
     lost: frozenset[int] = frozenset()
     stale: frozenset[int] = frozenset()
+    losts: list[LostRow] = []
+    links: list[Link] | None = None
     try:
         with closing(_reader(path)) as conn:
             version = _version(conn)
@@ -338,16 +401,55 @@ def verified_rows(path: Path, mark: Mark | None) -> Loaded:
                 else:
                     undos = [Undo(0, row.id, row.undone_at, 0) for row in rows
                              if row.undone_at is not None]
+                losts = _lost_rows(conn) if "lost" in names else []
+                links = _links(conn) if "chain" in names else None
     except sqlite3.DatabaseError as exc:
         if environment_error(exc):
             raise StoreError(f"cannot read event store {str(path)!r}: {exc}") from exc
         raise Damage(None, f"SQLite: {exc}") from None
     except (UnicodeDecodeError, ValueError) as exc:  # a name in the schema is not UTF-8
         raise Damage(None, f"the schema is damaged ({exc})") from None
+    histories = None
+    if links is not None:
+        records = [*rows, *undos, *losts]
+        broken = verify(links, records)
+        if broken is not None:
+            raise Damage(broken.ref if broken.kind == "e" else None,
+                         f"the chain does not hold: {broken.words()}", broken)
+        histories = expected_histories(links, records)
     _check_lost(rows, lost, mark)
     _check_mark(rows, lost, mark, undos if version >= 3 else None, len(undos))
     _check_replay(rows)
-    return Loaded(rows, undos, lost, version, stale)
+    return Loaded(rows, undos, lost, version, stale, links, tuple(losts), histories)
+
+
+def _lost_rows(conn: sqlite3.Connection) -> list[LostRow]:
+    out = []
+    for event_id, place, why, at in conn.execute("SELECT id, place, why, at FROM lost "
+                                                 "ORDER BY id"):
+        if not (isinstance(event_id, int) and isinstance(place, bytes)
+                and isinstance(why, bytes) and isinstance(at, float)):
+            raise Damage(None, "the list of lost events is damaged")
+        out.append(LostRow(event_id, place.decode(), why.decode(), at))
+    return out
+
+
+def _links(conn: sqlite3.Connection) -> list[Link]:
+    out = []
+    for values in conn.execute("SELECT seq, kind, ref, history, link FROM chain ORDER BY seq"):
+        seq, kind, ref, history, link = values
+        if not (isinstance(seq, int) and kind in (b"e", b"u", b"l") and isinstance(ref, int)
+                and isinstance(history, int) and isinstance(link, int)):
+            raise Damage(None, f"chain row {seq!r} is damaged")
+        out.append(Link(seq, kind.decode(), ref, history, link))
+    return out
+
+
+def write_chain(conn: sqlite3.Connection, links: Iterable[Link]) -> None:
+    """Puts ``links`` in the chain table, replacing what it held (caller's transaction)."""
+    conn.execute("DELETE FROM chain")
+    conn.executemany("INSERT INTO chain (seq, kind, ref, history, link) VALUES (?, ?, ?, ?, ?)",
+                     [(k.seq, k.kind, k.ref, k.history, k.link) for k in links])
 
 
 def _event_rows(conn: sqlite3.Connection, lost: frozenset[int]) -> list[Row]:
@@ -755,9 +857,13 @@ def _games_started(game: Game) -> int:
     return len(game.match) + (game.phase != "over")
 
 
-def _record_lost(conn: sqlite3.Connection, lost: list[LostEvent], now: float) -> None:
+def _record_lost(conn: sqlite3.Connection, lost: list[LostEvent], now: float
+                 ) -> list[LostRow]:
+    rows = {e.id: LostRow(e.id, json.dumps([list(p) for p in e.where]), e.why, now)
+            for e in lost}
     conn.executemany("INSERT OR REPLACE INTO lost (id, place, why, at) VALUES (?, ?, ?, ?)",
-                     [(e.id, json.dumps([list(p) for p in e.where]), e.why, now) for e in lost])
+                     [(r.id, r.place, r.why, r.at) for r in rows.values()])
+    return list(rows.values())
 
 
 def _copy_rows(conn: sqlite3.Connection, salvaged: _Salvaged, now: float) -> None:
@@ -772,8 +878,13 @@ def _copy_rows(conn: sqlite3.Connection, salvaged: _Salvaged, now: float) -> Non
                      (row.id, row.match, row.line, row.crc, row.at, row.undone_at))
     conn.executemany("INSERT INTO undos (id, event, at, crc) VALUES (?, ?, ?, ?)",
                      [(u.id, u.event, u.at, u.crc) for u in salvaged.undos])
+    histories = {}
     for match, rows in by_match.items():
         live = [(row.id, row.line) for row in rows if row.undone_at is None]
-        write_history(conn, derive(match, rows[0].at, live))
-    _record_lost(conn, [*salvaged.earlier, *salvaged.lost], now)
+        history = derive(match, rows[0].at, live)
+        write_history(conn, history)
+        histories[match] = digest(history)
+    losts = _record_lost(conn, [*salvaged.earlier, *salvaged.lost], now)
+    plain = [Row(r.id, r.match, r.line, r.crc, r.at, None) for r in salvaged.kept]
+    write_chain(conn, build(natural_order([*plain, *salvaged.undos, *losts]), histories))
     conn.execute("COMMIT")

@@ -24,11 +24,12 @@ from urllib.parse import quote
 
 from engine.game import Game
 
-__all__ = ["SCHEMA_VERSION", "StoreError", "StorageFull", "Row", "Undo", "row_crc",
+__all__ = ["SCHEMA_VERSION", "StoreError", "StorageFull", "Row", "Undo", "LostRow", "row_crc",
            "undo_crc", "connect", "create_schema", "players_and_sides", "expected_schema",
            "SUFFIXES", "family", "full_disk", "STORAGE_FULL", "schema_version"]
 
-SCHEMA_VERSION = 3  # 2: the lost table; 3: undos as rows of their own, the derived digests
+SCHEMA_VERSION = 4  # 2: the lost table; 3: undos as rows of their own, the derived digests;
+# 4: the chain (firmware.store.chain)
 
 # Version 2's tables, exactly as they were created (the schema check compares the text).
 _SCHEMA_V2 = """
@@ -85,7 +86,21 @@ CREATE TABLE IF NOT EXISTS derived (
 );
 """
 
-_SCHEMA = _SCHEMA_V2 + _SCHEMA_V3
+_SCHEMA_V4 = """
+-- One link per row of events, undos and lost, in the order they were written: kind (e, u,
+-- l) and id name the row, history is its match's history digest after it (0: not kept),
+-- link a CRC32 of the row and history seeded with the link before (firmware.store.chain).
+CREATE TABLE IF NOT EXISTS chain (
+    seq     INTEGER PRIMARY KEY,
+    kind    TEXT NOT NULL,
+    ref     INTEGER NOT NULL,
+    history INTEGER NOT NULL,
+    link    INTEGER NOT NULL
+);
+"""
+
+_SCHEMA = _SCHEMA_V2 + _SCHEMA_V3 + _SCHEMA_V4
+_SCHEMAS = {1: _SCHEMA_V2, 2: _SCHEMA_V2, 3: _SCHEMA_V2 + _SCHEMA_V3, 4: _SCHEMA}
 
 
 class StoreError(OSError):
@@ -119,6 +134,16 @@ class Row:
 
 
 @dataclass(frozen=True, slots=True)
+class LostRow:
+    """One row of the ``lost`` table as stored (``place`` its JSON text)."""
+
+    id: int
+    place: str
+    why: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class Undo:
     """One undo row: ``event`` was taken back at ``at``."""
 
@@ -143,7 +168,7 @@ def expected_schema(version: int) -> Mapping[str, str]:
     version (every open checks against it), so read-only to callers."""
     conn = sqlite3.connect(":memory:")
     try:
-        conn.executescript(_SCHEMA if version >= 3 else _SCHEMA_V2)
+        conn.executescript(_SCHEMAS.get(version, _SCHEMA))
         found = {name: sql for name, sql in conn.execute("SELECT name, sql FROM sqlite_master")
                  if sql is not None}
     finally:
@@ -162,7 +187,7 @@ def schema_version(found: Mapping[str, str], number: int) -> int:
     "newer version" the board refused to start on. A schema that is exactly a known
     version's is that version whatever the number says; opening puts the number right.
     """
-    for version in (SCHEMA_VERSION, 2, 1):
+    for version in (SCHEMA_VERSION, 3, 2, 1):
         if dict(found) == dict(expected_schema(version)):
             return version
     return number
