@@ -2,7 +2,7 @@
 
 A WS2812 draws about 20 mA per colour channel at full level and about 1 mA
 dark, so the guide's 3-track board of 366 LEDs all white would want about 22.3 A:
-far more than its closed 5 V 10 A adapter (hardware/WIRING.md). Rather than let
+far more than its closed 5 V 10 A adapter (docs/building.md). Rather than let
 the supply sag (and the strip flicker or brown out), every frame is estimated
 and, if needed, scaled down as a whole, which keeps its colours and the
 front/back peg contrast: with the default 20 % headroom a 10 A adapter is held

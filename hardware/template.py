@@ -15,7 +15,7 @@ template draws each strip piece with its LED range, and each joint as a dashed
 line. A band at the board's left end holds the four buttons, the optional
 encoder and the footprint of the small box under the board for the 330 ohm
 resistor, the 1000 uF capacitor and the terminals of the cable and the LED
-adapter, next to the strip's DIN (hardware/WIRING.md, "Where everything goes"). Print it at 100 % (the 100 mm scale bar checks it) on a plotter, or tiled
+adapter, next to the strip's DIN (docs/building.md, "Where everything goes"). Print it at 100 % (the 100 mm scale bar checks it) on a plotter, or tiled
 onto A4 or Letter pages (``hardware.template_pages``), and drill ``hole_mm``
 holes through the marks.
 """

@@ -7,7 +7,7 @@ the LED data line on SPI0 MOSI (GPIO10, the installed ``spi`` backend) through a
 buttons from ``ButtonConfig``'s defaults returning to a ground pin, the optional
 encoder, grounds joined, the strip on its own fused 5 V adapter with its 1000 uF
 capacitor at the input. The Pi, camera and shifter ride on the camera arm; one
-8-core cable runs down it to the board (hardware/WIRING.md, "Where everything goes").
+8-core cable runs down it to the board (docs/building.md, "Where everything goes").
 """
 
 from __future__ import annotations

@@ -374,7 +374,7 @@ config_steps() {
 }
 
 file_steps() {
-    place "$here/README.md" "$prefix/systemd/README.md"
+    place "$src/docs/installing.md" "$prefix/docs/installing.md"
 
     local rendered name
     rendered="$(mktemp)"

@@ -223,11 +223,11 @@ def test_every_fault_of_every_table_is_said(tmp_path: Path) -> None:
 # -- issue 59: one set of numbers in the guide, the example config, the installer and the code --
 
 ROOT = Path(__file__).parent.parent
-WIRING = ROOT / "hardware" / "WIRING.md"
+WIRING = ROOT / "docs" / "building.md"
 
 
 def wiring_config_reference() -> dict[str, Any]:
-    """The ```toml block under WIRING.md's "Config reference", parsed."""
+    """The ```toml block under docs/building.md's "Config reference", parsed."""
     text = WIRING.read_text().split("## Config reference", 1)[1]
     return tomllib.loads(text.split("```toml", 1)[1].split("```", 1)[0])
 

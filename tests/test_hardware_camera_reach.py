@@ -1,4 +1,4 @@
-"""hardware/WIRING.md's camera heights: the numbers the guide gives, held against the camera
+"""docs/building.md's camera heights: the numbers the guide gives, held against the camera
 model's own field of view (``vision.drawn.camera_model.CameraModel.field``)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from vision.drawn.camera_model import CAMERA_MODULE_3
 
-WIRING = Path(__file__).resolve().parents[1] / "hardware" / "WIRING.md"
+WIRING = Path(__file__).resolve().parents[1] / "docs" / "building.md"
 #: What of the table a player's area leaves out: the 5 cm at each seated edge under the hands.
 EDGE_CM = 5.0
 
@@ -30,7 +30,7 @@ def needed_height_cm(span_cm: float, fov_deg: float) -> int:
 def row(label: str) -> tuple[int, int]:
     found = re.search(rf"^\| {re.escape(label)} \|[^|]*\| (\d+) cm \| (\d+) cm \|$", section(),
                       re.M)
-    assert found, f"no row {label!r} in WIRING.md's camera height table"
+    assert found, f"no row {label!r} in docs/building.md's camera height table"
     return int(found[1]), int(found[2])
 
 

@@ -136,7 +136,7 @@ def test_the_box_on_the_template_is_the_parts_lists() -> None:
     import re
     from pathlib import Path
 
-    wiring = (Path(__file__).resolve().parents[1] / "hardware" / "WIRING.md").read_text()
+    wiring = (Path(__file__).resolve().parents[1] / "docs" / "building.md").read_text()
     found = re.search(r"small box, about (\d+) x (\d+) x \d+ mm", wiring)
     assert found
     box = make_template(per_side_tracks(3)).box

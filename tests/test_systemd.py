@@ -378,10 +378,10 @@ def test_the_udev_parser_catches_a_bad_rule() -> None:
         udev_rules('KERNEL=="leds0", GROUP=leds\n')
 
 
-# -- issue 59: first boot in order, as the README gives it ---------------------------------
+# -- issue 59: first boot in order, as docs/installing.md gives it ---------------------------------
 
 def first_boot_steps() -> list[str]:
-    text = (SYSTEMD / "README.md").read_text()
+    text = (SYSTEMD.parent / "docs" / "installing.md").read_text()
     part = text.split("## From a blank SD card", 1)[1].split("\n## ", 1)[0]
     return re.findall(r"^\d+\. (.*(?:\n   .*)*)", part, re.M)
 

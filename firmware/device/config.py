@@ -469,7 +469,7 @@ def _pins_free(faults: _Faults, board: BoardConfig) -> None:
         if pin in held:
             faults.add("buttons", f"{name} = {pin}: GPIO{pin} is {held[pin]} with [board.strip] "
                                   f"backend = {board.backend!r}: wire the button to a free "
-                                  f"pin (hardware/WIRING.md)")
+                                  f"pin (docs/building.md)")
 
 
 def _size(faults: _Faults, where: str, value: Any) -> tuple[int, int]:

@@ -38,7 +38,7 @@ MIN_CARD_PX = 60.0
 # A corner index (the rank's glyph) is this share of the card's height: 8 px on a 90 px card.
 INDEX_PER_CARD = 8.0 / 90.0
 # Stream sizes the supported cameras give over their full field of view, smallest first
-# (hardware/WIRING.md): a USB webcam's 1280x720 and 1920x1080, a Camera Module 3's 2304x1296
+# (docs/building.md): a USB webcam's 1280x720 and 1920x1080, a Camera Module 3's 2304x1296
 # and its stills' 4608x2592.
 RESOLUTIONS: tuple[tuple[int, int], ...] = ((1280, 720), (1920, 1080), (2304, 1296), (4608, 2592))
 
