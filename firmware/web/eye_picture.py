@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import cv2
@@ -184,7 +184,7 @@ def _label(image: np.ndarray, words: str, spots: Sequence[tuple[float, float]],
     others = taken if taken is not None else []
     chosen = [place(spot) for spot in spots]
     x, y = next((xy for xy in chosen if not any(_overlap(rect(xy), t) for t in others)),
-                chosen[0])
+                _farther(chosen[0], (w + 2 * pad, h + 2 * pad + base), others, place, rect))
     if taken is not None:
         taken.append(rect((x, y)))
     if dark:  # a zone's name: light text on a see-through dark box, quieter than the cards'
@@ -197,6 +197,29 @@ def _label(image: np.ndarray, words: str, spots: Sequence[tuple[float, float]],
     cv2.putText(image, words, (x + pad, y - pad), _FONT, scale, (0, 0, 0), thickness,
                 cv2.LINE_AA)
     return rect((x, y))
+
+
+def _farther(first: tuple[int, int], size: tuple[float, float], taken: Sequence[Box],
+             place: Callable[[tuple[float, float]], tuple[int, int]],
+             rect: Callable[[tuple[int, int]], Box]) -> tuple[int, int]:
+    """Where a label goes when none of its card's own spots is free (a pegging pile fanned
+    at the picture's edge): the free place nearest ``first`` on a grid of half a label across
+    and a label down, up to six labels away (its leader line says whose it is); else the
+    place it covers least of."""
+    w, h = size
+    around = sorted(((first[0] + i * (w / 2 + 2), first[1] + j * (h + 2))
+                     for i in range(-6, 7) for j in range(-6, 7)),
+                    key=lambda p: math.hypot(p[0] - first[0], 1.5 * (p[1] - first[1])))
+    spots = [place(p) for p in around]
+    free = next((xy for xy in spots if not any(_overlap(rect(xy), t) for t in taken)), None)
+    if free is not None:
+        return free
+    return min(spots, key=lambda xy: sum(_covered(rect(xy), t) for t in taken))
+
+
+def _covered(a: Box, b: Box) -> float:
+    """The area two boxes share."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
 def _leader(image: np.ndarray, label: Box, outline: Sequence[Sequence[float]],
