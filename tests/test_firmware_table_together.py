@@ -158,3 +158,18 @@ def test_the_play_takes_one_card_per_player_or_the_crib_spread(
     got = ("ask" if found.ask else "spread" if found.spreads and len(found.spreads[0][1]) == HAND
            else "one by one" if not found.whole else "?")
     assert got == verdict
+
+
+def test_one_card_read_twice_in_one_area_is_said_once() -> None:
+    """The walk-through's 'I see JD in Bob's area and Bob's area': two places in one area."""
+    from engine.game import Game
+    from vision.live.tracker import CardInTwoPlaces
+
+    flow = TableFlow(PLAYERS)
+    game = Game.replay([flow.new_game_event()])
+    said = flow.handle(CardInTwoPlaces(C("JD"), ("Bob", "Bob"), 0.0), game).feedback
+    assert [(f.kind, f.text) for f in said] == [
+        ("ask", "I see JD twice in Bob's area: which is it? Take the wrong one away")]
+    said = flow.handle(CardInTwoPlaces(C("JD"), ("Ann", "starter"), 0.0), game).feedback
+    assert said[0].text == ("I see JD in Ann's area and the starter area: which is it? Take "
+                            "the wrong one away")

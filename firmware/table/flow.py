@@ -156,9 +156,11 @@ class TableFlow(FlowMemory):
         if isinstance(item, AdjustScore):
             return adjust(item.player, item.points, game, item.reason)
         if isinstance(item, CardInTwoPlaces):
-            where = " and ".join(place_words(self._seated(z)) for z in item.zones)
+            places = [place_words(self._seated(z)) for z in item.zones]
+            where = (f"twice in {places[0]}" if places[0] == places[1]
+                     else "in " + " and ".join(places))
             return Outcome(feedback=(Feedback(
-                "ask", f"I see {item.card} in {where}: which is it? Take the wrong one away"),))
+                "ask", f"I see {item.card} {where}: which is it? Take the wrong one away"),))
         if isinstance(item, UnknownCard):
             return Outcome(feedback=(Feedback(
                 "notice", f"straighten the card in {place_words(self._seated(item.zone))}: "
