@@ -43,15 +43,21 @@ def test_cards_lying_at_start_are_outlined_and_the_panel_says_how_to_count_them(
     with device.lock:
         table = eye_table(device.store.game, revision(device.store), seats=PLAYERS,
                           players=device.flow.players)
+    # A bare table at start: the legend has no "at start" entry.
+    eye.offer(EyeView(drawn.image, 0.0, (), (), drawn.zones, table))
+    eye.look()
+    assert eye.look()
+    page.goto(url + "eye")
+    page.locator("#pin").fill(PIN)
+    page.locator("#pin-ok").click()
+    expect(page.locator("#eye-note")).to_contain_text("0 cards read.")
+    expect(page.locator(".eye-legend .at-start")).to_be_hidden()
+
     lying = tuple((Card.parse(card), drawn.outline[zone])
                   for zone, card in (("Ann", "7C"), ("Bob", "9D"), ("starter", "QH")))
     eye.offer(EyeView(drawn.image, 0.0, (), (), drawn.zones, table, lying))
     eye.look()
     assert eye.look()
-
-    page.goto(url + "eye")
-    page.locator("#pin").fill(PIN)
-    page.locator("#pin-ok").click()
     expect(page.locator("#eye-img")).to_have_js_property("complete", True)
     expect(page.locator("#eye-note")).to_contain_text(
         "0 cards read. 3 cards were on the table at start (7C, 9D, QH): lift them and lay "

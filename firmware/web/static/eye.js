@@ -68,6 +68,7 @@ async function eyePoll() {
   $("eye-img").src = url;
   $("eye-img").hidden = false;
   drawEyeMarks(data);
+  $("eye-at-start").hidden = !(data.at_start && data.at_start.length);
   eyeNote(eyeWords(data));
 }
 
