@@ -269,3 +269,25 @@ def test_a_chained_store_takes_appends_undos_and_reopens_silently(tmp_path: Path
     with EventStore.open(path, clock=Clock()) as store:
         assert store.recovery is None and store.notes == ()
         assert store.line_count == 21
+
+
+def test_a_power_cut_that_leaves_the_copy_one_row_ahead_keeps_that_row(tmp_path: Path) -> None:
+    """The copy is flushed beside SQLite's commit, so a cut can leave the copy's line on the
+    card and not the row (never acknowledged: no LED, no phone saw it). The next open takes
+    the row from the copy, as if the commit had landed just before the cut: nothing lost."""
+    path = tmp_path / "s.db"
+    game = simulate_game(random.Random(6), ["Ann", "Bob"])
+    with EventStore.open(path, clock=Clock()) as store:
+        for event in game[:15]:
+            store.append(event)
+        truth = kept(store)
+    conn = sqlite3.connect(path)
+    with conn:  # the last commit never reached the card: its row and its link are gone
+        conn.execute("DELETE FROM events WHERE id = 15")
+        conn.execute("DELETE FROM chain WHERE kind = 'e' AND ref = 15")
+    conn.close()
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is not None and store.recovery.lost == ()
+        assert store.recovery.set_aside == ()
+        assert kept(store) == truth
+        store.append(game[15])
