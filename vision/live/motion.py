@@ -460,8 +460,10 @@ class StreamReader:
         (``_tiles``), so the recogniser's working images never span a whole large frame."""
         found: list[Seen] = []
         for tile_core, tile in _tiles(core, box, self.card_px):
+            earlier = len(found)  # readings of one tile are all kept (a fanned pair: two)
             for seen in self._look_once(image, tile_core, tile):
-                twin = next((i for i, f in enumerate(found) if self._same_place(f, seen)), None)
+                twin = next((i for i in range(earlier) if self._same_place(found[i], seen)),
+                            None)
                 if twin is None:
                     found.append(seen)
                 elif seen.confidence > found[twin].confidence:
