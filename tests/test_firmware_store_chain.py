@@ -24,6 +24,7 @@ NAMES = (["Ann", "Bob"], ["Cat", "Dan", "Eve"], ["Ann", "Bob"])
 GOLDEN = Path(__file__).resolve().parent / "golden" / "store-v3"
 
 Truth = dict[int, tuple[int, str, bool]]
+Pristine = tuple[Path, Truth, tuple[object, ...]]
 
 
 def kept(store: EventStore) -> Truth:
@@ -33,7 +34,7 @@ def kept(store: EventStore) -> Truth:
 
 
 @pytest.fixture(scope="module")
-def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Truth, tuple]:
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Pristine:
     """Three whole matches, an undo in each, closed (checkpointed into the file)."""
     folder = tmp_path_factory.mktemp("chain")
     rng = random.Random(11)
@@ -51,7 +52,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Truth, tup
     return folder, truth, history
 
 
-def edited(pristine: tuple[Path, Truth, tuple], to: Path, *sql: tuple[str, tuple]) -> Path:
+def edited(pristine: Pristine, to: Path, *sql: tuple[str, tuple]) -> Path:
     shutil.copytree(pristine[0], to)
     path = to / "s.db"
     conn = sqlite3.connect(path)
@@ -78,7 +79,7 @@ def row(path: Path, event_id: int) -> tuple[int, str, float]:
     return found
 
 
-def test_a_valid_looking_undo_row_is_found_and_dropped(pristine, tmp_path: Path) -> None:
+def test_a_valid_looking_undo_row_is_found_and_dropped(pristine: Pristine, tmp_path: Path) -> None:
     truth = pristine[1]
     last = max(truth)
     conn = sqlite3.connect(pristine[0] / "s.db")
@@ -95,7 +96,7 @@ def test_a_valid_looking_undo_row_is_found_and_dropped(pristine, tmp_path: Path)
     assert f"undo row {undos + 1}" in words and "added" in words
 
 
-def test_appended_rows_are_found_and_dropped(pristine, tmp_path: Path) -> None:
+def test_appended_rows_are_found_and_dropped(pristine: Pristine, tmp_path: Path) -> None:
     truth = pristine[1]
     game = simulate_game(random.Random(4), ["Zed", "Yan"])
     at = 1_800_000_000.0
@@ -110,7 +111,7 @@ def test_appended_rows_are_found_and_dropped(pristine, tmp_path: Path) -> None:
     assert f"event id {first}" in words and "added" in words
 
 
-def test_a_row_edited_with_its_crc_recomputed_is_found_and_put_back(pristine,
+def test_a_row_edited_with_its_crc_recomputed_is_found_and_put_back(pristine: Pristine,
                                                                     tmp_path: Path) -> None:
     truth = pristine[1]
     match, line, at = row(pristine[0] / "s.db", 7)
@@ -125,7 +126,7 @@ def test_a_row_edited_with_its_crc_recomputed_is_found_and_put_back(pristine,
     assert "event id 7" in words and "changed" in words
 
 
-def test_a_row_moved_to_another_match_is_found_and_put_back(pristine, tmp_path: Path) -> None:
+def test_a_row_moved_to_another_match_is_found_and_put_back(pristine: Pristine, tmp_path: Path) -> None:
     truth = pristine[1]
     match, line, at = row(pristine[0] / "s.db", 12)
     assert match == 1
@@ -138,7 +139,7 @@ def test_a_row_moved_to_another_match_is_found_and_put_back(pristine, tmp_path: 
     assert "event id 12" in words and "moved" in words
 
 
-def test_the_games_table_rewritten_with_its_digest_is_found(pristine, tmp_path: Path) -> None:
+def test_the_games_table_rewritten_with_its_digest_is_found(pristine: Pristine, tmp_path: Path) -> None:
     folder, truth, history = pristine
     shutil.copytree(folder, tmp_path / "s")
     path = tmp_path / "s" / "s.db"
@@ -157,7 +158,7 @@ def test_the_games_table_rewritten_with_its_digest_is_found(pristine, tmp_path: 
     assert "match 1" in words and "history" in words
 
 
-def test_the_last_rows_deleted_with_the_mark_rewritten_are_found(pristine,
+def test_the_last_rows_deleted_with_the_mark_rewritten_are_found(pristine: Pristine,
                                                                  tmp_path: Path) -> None:
     truth = pristine[1]
     last = max(truth)
@@ -178,7 +179,7 @@ def test_the_last_rows_deleted_with_the_mark_rewritten_are_found(pristine,
     assert f"event id {last - 2}" in words and "deleted" in words
 
 
-def test_rows_deleted_with_matching_lost_rows_are_found(pristine, tmp_path: Path) -> None:
+def test_rows_deleted_with_matching_lost_rows_are_found(pristine: Pristine, tmp_path: Path) -> None:
     truth = pristine[1]
     path = edited(pristine, tmp_path / "s",
                   ("DELETE FROM events WHERE id IN (5, 6)", ()),
@@ -193,7 +194,7 @@ def test_rows_deleted_with_matching_lost_rows_are_found(pristine, tmp_path: Path
     assert "event id 5" in words and "deleted" in words
 
 
-def test_user_version_2_with_undone_at_set_is_found(pristine, tmp_path: Path) -> None:
+def test_user_version_2_with_undone_at_set_is_found(pristine: Pristine, tmp_path: Path) -> None:
     truth = pristine[1]
     live = next(i for i, (m, _, undone) in sorted(truth.items()) if m == 1 and not undone
                 and i > 20)
@@ -206,7 +207,7 @@ def test_user_version_2_with_undone_at_set_is_found(pristine, tmp_path: Path) ->
     assert f"event id {live}" in words
 
 
-def test_an_edited_second_copy_loses_to_the_store(pristine, tmp_path: Path) -> None:
+def test_an_edited_second_copy_loses_to_the_store(pristine: Pristine, tmp_path: Path) -> None:
     """The copy is checked by the chain too: a copy line edited with its line checksum
     recomputed is the copy's damage, and the store (which agrees with the chain) wins."""
     truth = pristine[1]
@@ -291,3 +292,35 @@ def test_a_power_cut_that_leaves_the_copy_one_row_ahead_keeps_that_row(tmp_path:
         assert store.recovery.set_aside == ()
         assert kept(store) == truth
         store.append(game[15])
+
+
+def test_a_copy_left_behind_does_not_stand_for_the_store(pristine: Pristine, tmp_path: Path) -> None:
+    """A copy whose own chain holds but that lacks rows the store's chain names (a write to
+    it failed) must not replace the store when the store's chain breaks: the repair keeps
+    every row whose checksum holds instead."""
+    truth = pristine[1]
+    match, line, at = row(pristine[0] / "s.db", 7)
+    path = edited(pristine, tmp_path / "s",
+                  ("UPDATE events SET at = ?, crc = ? WHERE id = 7",
+                   (at + 0.5, row_crc(7, match, at + 0.5, line))))
+    copy = path.with_name("s.db-copy")
+    lines = copy.read_bytes().splitlines(keepends=True)
+    copy.write_bytes(b"".join(lines[:-5]))
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is not None and store.recovery.lost == ()
+        assert set(kept(store)) == set(truth)
+
+
+def test_two_rows_swapped_are_found_and_put_back(pristine: Pristine, tmp_path: Path) -> None:
+    """A reorder: events 20 and 21 trade their text, each checksummed again."""
+    truth = pristine[1]
+    m20, l20, at20 = row(pristine[0] / "s.db", 20)
+    m21, l21, at21 = row(pristine[0] / "s.db", 21)
+    path = edited(pristine, tmp_path / "s",
+                  ("UPDATE events SET line = ?, crc = ? WHERE id = 20",
+                   (l21, row_crc(20, m20, at20, l21))),
+                  ("UPDATE events SET line = ?, crc = ? WHERE id = 21",
+                   (l20, row_crc(21, m21, at21, l20))))
+    with EventStore.open(path, clock=Clock()) as store:
+        assert kept(store) == truth
+        assert "event id 20" in said(store)

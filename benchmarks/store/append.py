@@ -9,10 +9,10 @@ WAL + synchronous=FULL, the same commits with synchronous=OFF (what the fsync
 costs), and the time to open the store again.
 
 The second copy's cost (issue 60): the same events go, in lock-step (each event to every
-store in turn, starting one further each time, so a card or host that slows down slows all of them alike), into a store
-whose copy is flushed beside SQLite's commit (as the device does: ``append_full``), one
-whose copy is flushed after the commit (``append_copy_after``: how the copy was first
-written) and one with no second copy at all (``append_no_copy``).
+store in turn, starting one further each time, so a card or host that slows down slows all
+of them alike), into a store whose copy is flushed beside SQLite's commit (as the device
+does: ``append_full``), one whose copy is flushed after the commit (``append_copy_after``:
+how the copy was first written) and one with no second copy at all (``append_no_copy``).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -50,7 +51,9 @@ def _after_commit(store: EventStore) -> None:
 
 
 def _no_copy(store: EventStore) -> None:
-    store._copy.close()  # noqa: SLF001 - measuring without the second copy
+    copy = store._copy  # noqa: SLF001 - measuring without the second copy
+    assert copy is not None
+    copy.close()
     store._copy = None  # noqa: SLF001
 
 
@@ -58,7 +61,7 @@ def _off(store: EventStore) -> None:
     store._conn.execute("PRAGMA synchronous=OFF")  # noqa: SLF001 - measuring the fsync
 
 
-def _append_all(folder: Path, events: list[dict]) -> dict[str, list[float]]:
+def _append_all(folder: Path, events: list[dict[str, Any]]) -> dict[str, list[float]]:
     """Every event into each kind of store in turn; per kind, each append's milliseconds."""
     kinds: dict[str, Callable[[EventStore], None]] = {
         "full": lambda store: None, "copy_after": _after_commit, "no_copy": _no_copy,

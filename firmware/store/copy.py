@@ -131,12 +131,12 @@ def _record(fields: list[object]) -> Record | None:
         _, event_id, match, at, line, crc = fields
         if type(event_id) is type(match) is type(crc) is int and isinstance(at, float) \
                 and isinstance(line, str) and row_crc(event_id, match, at, line) == crc:
-            return Row(event_id, match, line, crc, at, None)  # type: ignore[arg-type]
+            return Row(event_id, match, line, crc, at, None)
     elif fields[0] == "u" and len(fields) == 5:
         _, undo_id, event, at, crc = fields
         if type(undo_id) is type(event) is type(crc) is int and isinstance(at, float) \
                 and undo_crc(undo_id, event, at) == crc:
-            return Undo(undo_id, event, at, crc)  # type: ignore[arg-type]
+            return Undo(undo_id, event, at, crc)
     elif fields[0] == "l" and len(fields) == 5:
         _, lost_id, place, why, at = fields
         if type(lost_id) is int and isinstance(place, str) and isinstance(why, str) \

@@ -54,7 +54,16 @@ from engine.game import Game
 from engine.records import LogError, Pegged
 from firmware.store.chain import Link, Record, build, natural_order, next_link
 from firmware.store.chain import key as record_key
-from firmware.store.copy import CopyFile, contents, copy_path, intact, line_of, read_copy, rewrite
+from firmware.store.copy import (
+    Copy,
+    CopyFile,
+    contents,
+    copy_path,
+    intact,
+    line_of,
+    read_copy,
+    rewrite,
+)
 from firmware.store.derived import (
     GameRow,
     MatchHistory,
@@ -286,7 +295,7 @@ class EventStore:
                 clock: Callable[[], float],
                 repairing: Callable[[], None] | None) -> EventStore:
         copy = read_copy(copy_path(path)) if damage.broken is not None else None
-        if copy is not None and intact(copy) and copy.order:
+        if copy is not None and _covers(copy, damage.linked):
             # The store broke its chain and the copy's holds whole: the copy wins.
             recovery = restore_from_copy(path, damage, copy, clock)
         else:
@@ -360,9 +369,9 @@ class EventStore:
         its first open). Rows only the copy holds were taken into the store before this
         (``open``); a copy edited against the chain loses to the store, which keeps it."""
         where = copy_path(self.path)
-        held: dict[tuple[str, int], Record] = {
-            record_key(r): r for r in [*(replace(r, undone_at=None) for r in rows),
-                                       *self._undos, *loaded.losts]}
+        records: list[Record] = [*(replace(r, undone_at=None) for r in rows), *self._undos,
+                                 *loaded.losts]
+        held = {record_key(r): r for r in records}
         chained = [(held[(link.kind, link.ref)], link) for link in self._links]
         expected = contents(chained)
         try:
@@ -734,6 +743,15 @@ def _check_copy(path: Path, loaded: Loaded) -> None:
                                  "not in the store")
     if len(found.undos) > len(loaded.undos) and loaded.version >= 3:
         raise Damage(None, "an undo is in the store's second copy but not in the store")
+
+
+def _covers(copy: Copy, linked: frozenset[tuple[str, int]]) -> bool:
+    """Whether ``copy`` may stand for a store whose chain broke: its own chain holds whole and
+    it holds every event and undo the store's chain names. Why the second: a copy left behind
+    (a write to it failed) is intact but short, and its rows alone would lose the rest."""
+    held = {record_key(record) for record, _, _ in copy.order}
+    return bool(copy.order) and intact(copy) and all(
+        (kind, ref) in held for kind, ref in linked if kind != "l")
 
 
 def _nothing() -> None:

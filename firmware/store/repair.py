@@ -31,7 +31,15 @@ from typing import Any
 
 from engine.game import Game
 from engine.records import LogError
-from firmware.store.chain import Break, Link, build, expected_histories, natural_order, verify
+from firmware.store.chain import (
+    Break,
+    Link,
+    Record,
+    build,
+    expected_histories,
+    natural_order,
+    verify,
+)
 from firmware.store.copy import Copy, copy_path, read_copy
 from firmware.store.derived import derive, digest, write_history
 from firmware.store.files import fsync_dir
@@ -158,9 +166,11 @@ def _lost_words(lost: tuple[LostEvent, ...]) -> str:
 class Damage(Exception):
     """What ``verified_rows`` found: damage at ``row_id`` (None: the file itself), and why."""
 
-    def __init__(self, row_id: int | None, reason: str, broken: Break | None = None) -> None:
+    def __init__(self, row_id: int | None, reason: str, broken: Break | None = None,
+                 linked: frozenset[tuple[str, int]] = frozenset()) -> None:
         super().__init__(reason)
         self.row_id, self.reason, self.broken = row_id, reason, broken
+        self.linked = linked  # with ``broken``: every row the store's chain names
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,6 +387,9 @@ def verified_rows(path: Path, mark: Mark | None) -> Loaded:
     links: list[Link] | None = None
     try:
         with closing(_reader(path)) as conn:
+            # One snapshot: a reader beside the board's writer (``history``) must not see a
+            # link whose row came after its read of the rows.
+            conn.execute("BEGIN")
             version = _version(conn)
             if version > SCHEMA_VERSION:
                 raise StoreError(f"event store {str(path)!r} was written by a newer version "
@@ -411,11 +424,12 @@ def verified_rows(path: Path, mark: Mark | None) -> Loaded:
         raise Damage(None, f"the schema is damaged ({exc})") from None
     histories = None
     if links is not None:
-        records = [*rows, *undos, *losts]
+        records: list[Record] = [*rows, *undos, *losts]
         broken = verify(links, records)
         if broken is not None:
             raise Damage(broken.ref if broken.kind == "e" else None,
-                         f"the chain does not hold: {broken.words()}", broken)
+                         f"the chain does not hold: {broken.words()}", broken,
+                         frozenset((link.kind, link.ref) for link in links))
         histories = expected_histories(links, records)
     _check_lost(rows, lost, mark)
     _check_mark(rows, lost, mark, undos if version >= 3 else None, len(undos))
