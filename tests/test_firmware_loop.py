@@ -22,6 +22,7 @@ from firmware.demo.scripted_table import (
     table_script,
 )
 from firmware.device.loop import DeviceLoop, UnknownWatch
+from firmware.store.copy import copy_path
 from firmware.store.eventstore import EventStore
 from firmware.table.flow import Feedback, TableFlow
 from hardware.buttons import ButtonConfig, ButtonPanel
@@ -201,6 +202,7 @@ def test_a_store_repaired_at_start_tells_the_table_what_it_lost(tmp_path: Path,
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = 12")
     conn.close()
+    copy_path(path).unlink()  # the second copy lost too: only then is an event lost
     rig = Rig(path, players, {}, factory)
     assert rig.store.recovery is not None
     rig.loop.start()
