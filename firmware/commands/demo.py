@@ -21,7 +21,11 @@ hands those facts to the loop, a quick way to try the flow.
 
 With ``--web PORT`` the phone page serves the game as it is played (a step
 every ``--step-seconds``), and stays up after it until Ctrl-C, so the
-controls can be tried on a laptop.
+controls can be tried on a laptop. With a filmed table (``--camera vision`` or ``ideal``)
+the page shows the camera's eye too, made as ``run`` makes it (``firmware.web.camera_eye``'s
+``CameraEye`` on its own thread, handed each frame read by the loop's
+``firmware.device.eye_snapshot.EyeFeed``); its address (``/eye``) is printed with the PIN
+(``--pin``, else a new one), which the eye needs.
 """
 
 from __future__ import annotations
@@ -119,6 +123,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="with --web, the address to listen on (default 127.0.0.1: this "
                              "computer only; 0.0.0.0 lets phones on the network in)")
+    parser.add_argument("--pin", metavar="DIGITS",
+                        help="with --web, the PIN for changes and the camera's eye (4 to 8 "
+                             "digits; default: a new one, printed)")
     parser.add_argument("--club", type=Path, metavar="CONFIG",
                         help="publish the game to the club broker of this config file's [club] "
                              "table as it is played (its other tables are not used)")
@@ -151,6 +158,13 @@ def run(args: argparse.Namespace) -> int:
         rules["partnership"] = True
     if args.host != "127.0.0.1" and args.web is None:
         raise UsageError("--host is where the phone page listens: give --web PORT too")
+    if args.pin is not None:
+        from firmware.web.pins import is_pin
+
+        if args.web is None:
+            raise UsageError("--pin guards the phone page: give --web PORT too")
+        if not is_pin(args.pin):
+            raise UsageError(f"--pin must be 4 to 8 digits, not {args.pin!r}")
     if args.web is not None:
         from firmware.web.address import check_host
 
@@ -209,16 +223,18 @@ def run(args: argparse.Namespace) -> int:
                              "give the demo a new file")
         hub = Hub() if args.web is not None else None
         publisher = _club(args.club, store_path, hub)
+        eye = _eye(hub, args.camera, pause)
         flow = TableFlow(players, rules)
         loop = DeviceLoop(store=store, flow=flow, strip=strip, renderer=renderer, clock=clock,
                           source=table.camera, recognise=table.recognise, tracker=table.tracker,
                           reader=getattr(table, "reader", None),  # run's reading path
-                          rng=random.Random(args.seed), on_feedback=tell, hub=hub, panel=keys)
+                          rng=random.Random(args.seed), on_feedback=tell, hub=hub, panel=keys,
+                          eye=eye)
         if store.game.phase == "over":
             loop.feed([ButtonAction("new_game", at=clock())])
         loop.start()
         page = (_serve(hub, args.host, args.web, quiet=args.json or args.quiet,
-                       store_path=Path(store_path))
+                       store_path=Path(store_path), pin=args.pin, eye=eye)
                 if hub is not None else None)
         pictures: list[str] = []
 
@@ -262,6 +278,8 @@ def run(args: argparse.Namespace) -> int:
                 pass
             finally:
                 page.stop()
+        if eye is not None:
+            eye.close()
         game = store.game
         finished = game.phase == "over"
         report = table.report()
@@ -323,11 +341,31 @@ def _club(path: Path | None, store_path: Path, hub: Any) -> Any:
     return start_publisher(store_path, club, hub=hub)
 
 
-def _serve(hub: Any, host: str, port: int, *, quiet: bool, store_path: Path) -> Any:
+def _eye(hub: Any, camera: str, pause: float) -> Any:
+    """The camera's eye for the page (``--web``) of a filmed table, started as ``run`` starts
+    it for a board with a camera; None without a page or with ``--camera scripted`` (no
+    frames to show). It draws a table that has stayed the same between two of its looks,
+    so it looks twice in each ``pause`` between the demo's moments (a real table stays
+    still for seconds; ``run``'s eye looks once a second)."""
+    if hub is None or camera == "scripted":
+        return None
+    from firmware.web.camera_eye import CameraEye
+
+    eye = CameraEye(interval_s=min(1.0, max(0.1, pause / 2)))
+    eye.start()
+    return eye
+
+
+def _serve(hub: Any, host: str, port: int, *, quiet: bool, store_path: Path,
+           pin: str | None = None, eye: Any = None) -> Any:
+    from firmware.web.camera_eye import eye_links
     from firmware.web.server import new_pin, serve_page
 
-    pin = new_pin()
-    page = serve_page(hub, host=host, port=port, pin=pin, store_path=store_path)
+    pin = pin or new_pin()
+    page = serve_page(hub, host=host, port=port, pin=pin, store_path=store_path, eye=eye)
     if not quiet:
         print(f"phone page: {' or '.join(page.urls())} (PIN {pin} for changes)", flush=True)
+        if eye is not None:
+            print(f"camera's eye: {' or '.join(eye_links(page.host, page.port))} "
+                  f"(the same PIN)", flush=True)
     return page

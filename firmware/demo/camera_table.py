@@ -317,6 +317,12 @@ class _WatchedTracker:
     def cards(self) -> dict[Card, str | None]:
         return self.tracker.cards
 
+    @property
+    def placed(self) -> tuple[tuple[Card, str | None, Any], ...]:
+        """Where the tracker's cards lie (``CardTracker.placed``): the camera's eye draws
+        them, as on a device (``firmware.device.eye_snapshot.PlacedCards``)."""
+        return self.tracker.placed
+
     def update(self, at: float, detections: Sequence[Seen] | None) -> list[TableEvent]:
         events = self.tracker.update(at, detections)
         if detections is not None:
