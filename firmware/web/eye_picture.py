@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from firmware.table.words import at_start_words
+from firmware.web.eye_place import Board, Box, Ground, leader_for
 from firmware.web.eye_view import EyeView, Outline, marks, point_inside
 from vision.live.zones import centroid
 
@@ -62,18 +63,20 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
         return [[round(x * scale, 1), round(y * scale, 1)] for x, y in outline]
 
     marked = marks(view)
-    taken: list[Box] = []  # labels placed so far and the cards' corner indices: kept clear
+    ground = Ground(image)  # before any mark: where cards lie, read or not
+    board = Board()  # labels and leaders placed so far, and the cards' corner indices
     for o in [c.outline for c in marked.cards] + [u.outline for u in marked.unread] + [
             o for _, o in view.at_start]:
-        taken.append(_index_box(scaled(o)))
+        board.kept.append(_index_box(scaled(o)))
     places = []
     for place in marked.places:
         polygon = scaled(place.polygon)
         _poly(image, polygon, ZONE, 1)
         name = place.place or f"{place.zone} (nobody)"
-        _label(image, name, [_outer_edge(polygon, out_w, out_h, text)], ZONE, text * 0.8,
-               dark=True, taken=taken)
-        places.append({"zone": place.zone, "place": place.place, "polygon": polygon})
+        at = _label(image, name, [_outer_edge(polygon, out_w, out_h, text)], ZONE, text * 0.8,
+                    dark=True, board=board)
+        places.append({"zone": place.zone, "place": place.place, "polygon": polygon,
+                       "label": [round(v, 1) for v in at]})
 
     card_h = _card_height([c.outline for c in marked.cards] + [u.outline for u in marked.unread]
                           + [o for _, o in view.at_start], frame_h) * scale
@@ -87,42 +90,47 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
                 want.what == "cut" and any(c.place == want.place for c in marked.cards)):
             continue  # no area for it in view; a card not read lies there (that is the one
             # to name); or the card cut for the deal lies there already
-        box = _placeholder(scaled(zone.polygon), card_h, out_w, out_h, lying)
+        box = _placeholder(scaled(zone.polygon), card_h, out_w, out_h, lying, ground)
         _poly(image, box, EXPECTED, line, dashed=True)
         words = want.what if want.place in ("starter", "crib") else f"{want.place}: {want.what}"
-        _label(image, words + "?", _spots(box, out_h, text), EXPECTED, text, taken=taken)
+        at = _label(image, words + "?", _spots(box, out_h, text), EXPECTED, text, board=board,
+                    ground=ground, outline=box)
         expected.append({"place": want.place, "what": want.what, "cards": want.cards,
-                         "outline": box})
+                         "outline": box, "label": [round(v, 1) for v in at]})
 
     unread = []
     for seen in marked.unread:
         outline = scaled(seen.outline)
         _poly(image, outline, UNREAD, line)
-        _label(image, "?", _spots(outline, out_h, text), UNREAD, text, taken=taken)
-        unread.append({"place": seen.place, "outline": outline})
+        at = _label(image, "?", _spots(outline, out_h, text), UNREAD, text, board=board,
+                    ground=ground, outline=outline)
+        unread.append({"place": seen.place, "outline": outline,
+                       "label": [round(v, 1) for v in at]})
 
     at_start = []
     for card, outline_ in view.at_start:
         outline = scaled(outline_)
         _poly(image, outline, AT_START, line, dashed=True)
         at = _label(image, f"at start: {card}", _spots(outline, out_h, text), AT_START,
-                    text * 0.8, taken=taken)
-        _leader(image, at, outline, AT_START)
-        at_start.append({"card": str(card), "outline": outline})
+                    text * 0.8, board=board, ground=ground, outline=outline)
+        at_start.append({"card": str(card), "outline": outline,
+                         "label": [round(v, 1) for v in at]})
 
     cards = []
     for read in marked.cards:
         outline = scaled(read.outline)
         _poly(image, outline, READ, line)
-        at = _label(image, str(read.card), _spots(outline, out_h, text), READ, text, taken=taken)
-        _leader(image, at, outline, READ)
+        at = _label(image, str(read.card), _spots(outline, out_h, text), READ, text,
+                    board=board, ground=ground, outline=outline)
         cards.append({"card": str(read.card), "place": read.place, "outline": outline,
                       "named": read.named, "label": [round(v, 1) for v in at]})
 
     ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
     if not ok:
         raise ValueError("OpenCV could not encode the camera's view as JPEG")
+    leaders = [[round(v, 1) for v in seg] for seg in board.leaders]
     data = {"size": [out_w, out_h], "frame": [frame_w, frame_h], "at": round(view.at, 3),
+            "leaders": leaders,
             "rev": view.table.rev, "cards": cards, "unread": unread, "places": places,
             "expected": expected, "at_start": at_start,
             "at_start_words": (at_start_words([c for c, _ in view.at_start])
@@ -161,15 +169,16 @@ def _poly(image: np.ndarray, outline: Sequence[Sequence[float]], colour: tuple[i
                      thickness, cv2.LINE_AA)
 
 
-Box = tuple[float, float, float, float]  # x0, y0, x1, y1
-
-
 def _label(image: np.ndarray, words: str, spots: Sequence[tuple[float, float]],
-           colour: tuple[int, int, int], scale: float, *, dark: bool = False,
-           taken: list[Box] | None = None) -> Box:
+           colour: tuple[int, int, int], scale: float, *, board: Board, dark: bool = False,
+           ground: Ground | None = None,
+           outline: Sequence[Sequence[float]] | None = None) -> Box:
     """``words`` on a filled box whose bottom-left is the first of ``spots`` (kept inside the
-    picture) where the box covers nothing in ``taken`` (other labels,
-    cards' corner indices; the first spot when none is free). The box joins ``taken``."""
+    picture) where the box fits the ``board`` (covers no other label or card index, crosses
+    no leader line, and its own leader to ``outline`` crosses no label), on bare table if
+    one such spot is (``ground``: not over cards the camera could not outline), else the
+    nearest free place further off (``_farther``). The box and its leader join ``board``;
+    the leader is drawn."""
     thickness = max(1, round(scale * 2))
     (w, h), base = cv2.getTextSize(words, _FONT, scale, thickness)
     pad = max(2, round(h * 0.3))
@@ -181,27 +190,41 @@ def _label(image: np.ndarray, words: str, spots: Sequence[tuple[float, float]],
     def rect(xy: tuple[int, int]) -> Box:
         return (xy[0], xy[1] - h - 2 * pad, xy[0] + w + 2 * pad, xy[1] + base)
 
-    others = taken if taken is not None else []
+    def fits(xy: tuple[int, int]) -> bool:
+        return board.fits(rect(xy), _leader_of(rect(xy), outline))
+
     chosen = [place(spot) for spot in spots]
-    x, y = next((xy for xy in chosen if not any(_overlap(rect(xy), t) for t in others)),
-                _farther(chosen[0], (w + 2 * pad, h + 2 * pad + base), others, place, rect))
-    if taken is not None:
-        taken.append(rect((x, y)))
+    free = [xy for xy in chosen if fits(xy)]
+    quiet = [xy for xy in free if ground is None or ground.quiet(rect(xy))]
+    x, y = (quiet or free or [_farther(chosen[0], (w + 2 * pad, h + 2 * pad + base), board,
+                                       place, rect, fits)])[0]
+    box = rect((x, y))
+    leader = _leader_of(box, outline)
+    board.keep(box, leader)
+    if leader is not None:
+        a, b = (int(leader[0]), int(leader[1])), (int(leader[2]), int(leader[3]))
+        cv2.line(image, a, b, colour, 2, cv2.LINE_AA)
     if dark:  # a zone's name: light text on a see-through dark box, quieter than the cards'
-        box = image[max(0, y - h - 2 * pad):y + base, max(0, x):x + w + 2 * pad]
-        box[:] = (box * 0.35).astype(np.uint8)
+        patch = image[max(0, y - h - 2 * pad):y + base, max(0, x):x + w + 2 * pad]
+        patch[:] = (patch * 0.35).astype(np.uint8)
         cv2.putText(image, words, (x + pad, y - pad), _FONT, scale, colour, thickness,
                     cv2.LINE_AA)
-        return rect((x, y))
+        return box
     cv2.rectangle(image, (x, y - h - 2 * pad), (x + w + 2 * pad, y + base), colour, cv2.FILLED)
     cv2.putText(image, words, (x + pad, y - pad), _FONT, scale, (0, 0, 0), thickness,
                 cv2.LINE_AA)
-    return rect((x, y))
+    return box
 
 
-def _farther(first: tuple[int, int], size: tuple[float, float], taken: Sequence[Box],
+def _leader_of(box: Box, outline: Sequence[Sequence[float]] | None
+               ) -> tuple[float, float, float, float] | None:
+    return leader_for(box, outline) if outline is not None else None
+
+
+def _farther(first: tuple[int, int], size: tuple[float, float], board: Board,
              place: Callable[[tuple[float, float]], tuple[int, int]],
-             rect: Callable[[tuple[int, int]], Box]) -> tuple[int, int]:
+             rect: Callable[[tuple[int, int]], Box],
+             fits: Callable[[tuple[int, int]], bool]) -> tuple[int, int]:
     """Where a label goes when none of its card's own spots is free (a pegging pile fanned
     at the picture's edge): the free place nearest ``first`` on a grid of half a label across
     and a label down, up to six labels away (its leader line says whose it is); else the
@@ -211,36 +234,10 @@ def _farther(first: tuple[int, int], size: tuple[float, float], taken: Sequence[
                      for i in range(-6, 7) for j in range(-6, 7)),
                     key=lambda p: math.hypot(p[0] - first[0], 1.5 * (p[1] - first[1])))
     spots = [place(p) for p in around]
-    free = next((xy for xy in spots if not any(_overlap(rect(xy), t) for t in taken)), None)
+    free = next((xy for xy in spots if fits(xy)), None)
     if free is not None:
         return free
-    return min(spots, key=lambda xy: sum(_covered(rect(xy), t) for t in taken))
-
-
-def _covered(a: Box, b: Box) -> float:
-    """The area two boxes share."""
-    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-
-
-def _leader(image: np.ndarray, label: Box, outline: Sequence[Sequence[float]],
-            colour: tuple[int, int, int]) -> None:
-    """A thin line from a label moved aside to its card, so it is clear whose name it is."""
-    xs, ys = [p[0] for p in outline], [p[1] for p in outline]
-    mx, top, bottom = sum(xs) / len(xs), min(ys), max(ys)
-    lx = (label[0] + label[2]) / 2
-    if label[3] <= top + 2:
-        a, b = (lx, label[3]), (mx, top)
-    elif label[1] >= bottom - 2:
-        a, b = (lx, label[1]), (mx, bottom)
-    else:
-        return  # beside or inside the card: plainly its own
-    if abs(a[1] - b[1]) < 12:
-        return
-    cv2.line(image, (int(a[0]), int(a[1])), (int(b[0]), int(b[1])), colour, 2, cv2.LINE_AA)
-
-
-def _overlap(a: Box, b: Box) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+    return min(spots, key=lambda xy: board.covered(rect(xy)))
 
 
 def _index_box(outline: Sequence[Sequence[float]]) -> Box:
@@ -307,9 +304,12 @@ def _card_height(outlines: Sequence[Outline], frame_h: int) -> float:
 
 
 def _placeholder(polygon: Sequence[Sequence[float]], card_h: float, width: int, height: int,
-                 lying: Sequence[Sequence[Sequence[float]]]) -> list[list[float]]:
-    """A card-sized upright box in the zone, clear of the cards ``lying`` there: at the zone's
-    centre, else beside or above or below it, else at the centre after all."""
+                 lying: Sequence[Sequence[Sequence[float]]], ground: Ground | None = None
+                 ) -> list[list[float]]:
+    """A card-sized upright box in the zone, clear of the cards ``lying`` there (outlined)
+    and on bare table (``ground``: clear of cards the camera could not outline, such as a
+    hand fanned at the show): at the zone's centre, else beside or above or below it, further
+    out step by step; else clear of the outlined cards only; else at the centre after all."""
     clipped = _clipped(polygon, width, height)
     mx, my = centroid(clipped)
     h = card_h
@@ -328,9 +328,15 @@ def _placeholder(polygon: Sequence[Sequence[float]], card_h: float, width: int, 
                                   for t in taken)
 
     steps = [(0, 0), (1.3, 0), (-1.3, 0), (2.6, 0), (-2.6, 0), (0, 1.15), (0, -1.15),
-             (1.3, 1.15), (-1.3, 1.15), (1.3, -1.15), (-1.3, -1.15)]
-    chosen = next((b for b in (box(mx + sx * w, my + sy * h) for sx, sy in steps) if free(b)),
-                  box(mx, my))
+             (1.3, 1.15), (-1.3, 1.15), (1.3, -1.15), (-1.3, -1.15), (3.9, 0), (-3.9, 0),
+             (2.6, 1.15), (-2.6, 1.15), (2.6, -1.15), (-2.6, -1.15), (5.2, 0), (-5.2, 0),
+             (0, 2.3), (0, -2.3), (3.9, 1.15), (-3.9, 1.15), (3.9, -1.15), (-3.9, -1.15)]
+    boxes = [box(mx + sx * w, my + sy * h) for sx, sy in steps]
+    clear = [b for b in boxes if free(b)]
+    # A margin round the box: a card's index may lie just outside what the camera outlined.
+    bare = [b for b in clear if ground is None or ground.quiet(
+        (b[0] - w / 4, b[1] - h / 8, b[2] + w / 4, b[3] + h / 8))]
+    chosen = (bare or clear or [box(mx, my)])[0]
     x0, y0, x1, y1 = (round(v, 1) for v in chosen)
     return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
 
