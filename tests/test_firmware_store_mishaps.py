@@ -167,7 +167,8 @@ def test_doctor_checks_the_store_file_not_only_its_folder(tmp_path: Path) -> Non
     config = load_device_config(config_file)
     system = System(writable=lambda p: p != store)
     faults = [f for f in check_loaded(config, system=system) if f.level == "fault"]
-    assert any("store" in str(f) and "read-only" in str(f) for f in faults), faults
+    assert any("store" in str(f) and "read-only for user" in str(f) and
+               f"sudo chmod u+w {store}" in str(f) for f in faults), faults
 
 
 def test_a_second_run_on_one_store_is_refused_naming_the_first(

@@ -9,6 +9,11 @@ warning. A part the
 config names that cannot start is an error (exit 2, one line), never a quiet
 fallback: a board that silently runs on a simulator looks dead at the table.
 
+A store it cannot write (its file or folder read-only for the board's user) is served
+read-only: the board shows the game as stored, says once what is wrong and the fix, and
+refuses every change with those words; a second ``run`` on one store is refused at start,
+naming the first (``firmware.store.lock``).
+
 Under systemd (``Type=notify``) it says READY=1 once the store is replayed
 and the board shows the game, pings the watchdog from the loop, and says
 STOPPING=1 on SIGTERM or SIGINT before closing the store.
@@ -248,7 +253,9 @@ def _run(args: argparse.Namespace) -> int:
     try:
         locked.enter_context(hold(store_path))  # a second run is refused, naming the first
         try:
-            store = EventStore.open(store_path, clock=time.time,
+            # A store this user cannot write is served read-only, and said (DeviceLoop.start):
+            # the board shows the game as stored and refuses each change with the fix.
+            store = EventStore.open(store_path, clock=time.time, fallback_readonly=True,
                                     repairing=_repair_timeout(notifier))
         except StorageFull as exc:
             # Not a fault of the config: the card has no room to open (or repair) the store.
@@ -261,7 +268,8 @@ def _run(args: argparse.Namespace) -> int:
             log.warning(f"store: {store.recovery}")
         for note in store.notes:  # history rebuilt from the checksummed events
             log.warning(f"store: {note}")
-        log.info(f"store: {store_path} ({len(store.lines)} events in the current match)")
+        log.info(f"store: {store_path} ({len(store.lines)} events in the current match"
+                 + (", read-only)" if store.readonly else ")"))
         if parts.reader is not None:  # restarted mid-deal: the laid cards are no table art
             replayed = store
             parts.reader.on_table = lambda: cards_on_table(replayed.game)

@@ -10,7 +10,10 @@ tests run the real store, flow and renderer with a scripted camera and
 gpiozero's mock pins, on a fake clock.
 
 A camera that disappears is not fatal: the tracker reports it lost, the flow
-switches to manual entry, and the loop goes on with the buttons.
+switches to manual entry, and the loop goes on with the buttons. Nor is a store that
+cannot keep a change (read-only, removed or replaced, an I/O error): the change is refused
+with the store's words, which name the fix (``not_stored``), the board shows the game as
+stored, and the next change tries again.
 
 The phone page (``firmware.web``) is served from another thread and reaches
 the loop only through a ``Hub``: its requests wait there until ``step`` feeds
@@ -36,7 +39,14 @@ from engine.words import card_words, scores_words
 from firmware.device.eye_snapshot import EyeFeed, named_by_hand_in
 from firmware.device.notify import Notifier, Watchdog
 from firmware.device.voice import Voice
-from firmware.store.eventstore import Appended, EventStore, StoredEvent, StoreError
+from firmware.store.eventstore import (
+    NOT_STORED,
+    Appended,
+    EventStore,
+    StoredEvent,
+    StoreError,
+    StoreUnwritable,
+)
 from firmware.store.schema import STORAGE_FULL, StorageFull
 from firmware.table.flow import (
     ButtonAction,
@@ -155,6 +165,8 @@ def apply_outcome(store: EventLog, flow: TableFlow, outcome: Outcome, now: float
             undone = store.undo()
         except StorageFull as exc:  # the board stays up and takes the undo again later
             return [*said, *storage_full(exc)]
+        except StoreUnwritable as exc:  # nothing stored: the board stays up and says why
+            return [*said, *not_stored(exc)]
         except StoreError as exc:
             said.append(Feedback("notice", str(exc)))
         else:
@@ -174,6 +186,9 @@ def apply_outcome(store: EventLog, flow: TableFlow, outcome: Outcome, now: float
         except StorageFull as exc:  # nothing stored; the next event tries again
             said += storage_full(exc)
             break
+        except StoreError as exc:  # read-only, removed, an I/O error: refused, with words
+            said += not_stored(exc)
+            break
         first = False
         if after_append is not None:
             after_append()
@@ -189,6 +204,13 @@ def storage_full(exc: StorageFull) -> list[Feedback]:
     return [Feedback("flash", f"{STORAGE_FULL}: nothing was stored. Free some space on the "
                               "card, then lay or press it again."),
             Feedback("notice", str(exc))]
+
+
+def not_stored(exc: StoreError) -> list[Feedback]:
+    """What the table hears when the store cannot keep a change (``StoreUnwritable``: its
+    file read-only, removed, an I/O error): the store's words, which name the fix, said and
+    shown as a flash (the page's request is answered 409); the game is as before."""
+    return [Feedback("flash", f"{NOT_STORED}: {exc}")]
 
 
 class DeviceLoop:
@@ -266,10 +288,14 @@ class DeviceLoop:
         self._shown = None
         if self.store.recovery is not None:  # said aloud and on the page (run logs it too)
             self._tell(Feedback("say", self.store.recovery.words()))
+        unwritable = getattr(self.store, "unwritable", None)
+        if unwritable is not None:  # served read-only: aloud, on the page and in the journal
+            self._tell(Feedback("say", unwritable), level=logging.ERROR)
         if self.camera_off is not None:  # aloud and on the page: the table must not wait on it
             self._tell(Feedback("say", f"Camera off: {self.camera_off}. Enter the cards by hand."),
                        level=logging.WARNING)
-        self._apply(self.flow.start(self.store.game), now)
+        # Served read-only, what the flow proposes at start is refused: said once, above.
+        self._apply(self.flow.start(self.store.game), now, hush=unwritable is not None)
         self._redraw(now, animate=False)
         self._publish()
         self.notifier.ready(self.status())
@@ -416,9 +442,14 @@ class DeviceLoop:
 
     # -- the store ---------------------------------------------------------------------------------
 
-    def _apply(self, outcome: Outcome, now: float) -> None:
-        """Stores what the flow proposed (durably), then lets the flow speak about it."""
-        for item in apply_outcome(self.store, self.flow, outcome, now):
+    def _apply(self, outcome: Outcome, now: float, *, hush: bool = False) -> None:
+        """Stores what the flow proposed (durably), then lets the flow speak about it;
+        ``hush``: a refusal by the store is already said, and the rest would tell of a
+        change that did not happen, so nothing of it is told."""
+        said = apply_outcome(self.store, self.flow, outcome, now)
+        if hush and any(f.kind == "flash" and f.text.startswith(NOT_STORED) for f in said):
+            return
+        for item in said:
             self._tell(item)
 
     def _tell(self, item: Feedback, *, level: int = logging.INFO) -> None:
@@ -523,7 +554,8 @@ class DeviceLoop:
             matches=self._history, camera=self.source is not None, manual=self.flow.manual,
             camera_focus=focus,
             limits=BoardLimits(layout.tracks, layout.shared, layout.game_hole),
-            status=self._recent[-1][1] if self._recent else "")))
+            status=getattr(store, "unwritable", None) or (
+                self._recent[-1][1] if self._recent else ""))))
         self._published = key
 
     # -- the board -------------------------------------------------------------------------------

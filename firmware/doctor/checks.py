@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import pwd
+import shlex
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -190,19 +192,32 @@ def _buttons(config: DeviceConfig, system: System) -> list[Finding]:
 
 
 def _store(config: DeviceConfig, system: System) -> list[Finding]:
-    folder = config.store.path.parent
+    """A store the board's user cannot write, and the fix. ``run`` serves such a store
+    read-only (it shows the game, refuses every change), so the doctor keeps failing on it
+    with the words the board says (``firmware.store.eventstore.read_only_words``)."""
+    path = config.store.path
+    folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not system.writable(folder):
-        return [Finding("fault", f"store: cannot write {str(config.store.path)!r} "
+        return [Finding("fault", f"store: cannot write {str(path)!r} "
                                  f"({str(folder)!r} is not writable by this user)")]
-    # The file too: SQLite opens a read-only file without a word, and the board's first
-    # change would fail instead of its start.
-    if config.store.path.exists() and not system.writable(config.store.path):
-        return [Finding("fault", f"store: {str(config.store.path)!r} is read-only for this "
-                                 "user: make it writable by the board's user (chown or "
-                                 "chmod u+w)")]
+    # The file too: SQLite opens a read-only file without a word.
+    if path.exists() and not system.writable(path):
+        return [Finding("fault", f"store: {_read_only(path, system.uid)}")]
     return []
+
+
+def _read_only(path: Path, uid: int) -> str:
+    """The board's words for a store file its user cannot write, with the fix."""
+    try:
+        user = pwd.getpwuid(uid).pw_name
+    except KeyError:  # a uid with no name (a container's)
+        user = str(uid)
+    quoted = shlex.quote(str(path))
+    return (f"the event store {str(path)!r} is read-only for user {user}: nothing new can be "
+            f"kept; fix with sudo chown {user} {quoted} or sudo chmod u+w {quoted}, then "
+            "restart the board")
 
 
 def _voice(config: DeviceConfig, system: System) -> list[Finding]:

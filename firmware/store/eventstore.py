@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
+import shlex
 import sqlite3
 import stat
 import time
@@ -102,11 +104,23 @@ from firmware.store.schema import (
 __all__ = [
     "EventStore", "Appended", "Recovery", "LostEvent", "StoredEvent", "MatchSummary",
     "GameSummary", "StoreError", "StoreDamagedError", "StorageFull", "SCHEMA_VERSION",
+    "StoreUnwritable", "NOT_STORED", "read_only_words",
 ]
 
 
 class StoreDamagedError(StoreError):
     """A damaged store opened read-only, where it cannot be repaired (see ``EventStore.open``)."""
+
+
+class StoreUnwritable(StoreError):
+    """The store cannot keep a change: its file or folder read-only for this user, its file
+    system mounted read-only, the file removed or replaced while the board ran, an I/O error.
+    Nothing of the change was stored and the game is as before; the words say what is wrong
+    and how to put it right (the board says them and the page answers 409)."""
+
+
+#: How the device's words for a change the store could not keep begin (the page's 409).
+NOT_STORED = "Not stored"
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +199,11 @@ class EventStore:
         self.path = path
         self.recovery = recovery
         self.readonly = readonly
+        # Why a store opened with ``fallback_readonly`` cannot be written (None: it can).
+        self.unwritable: str | None = None
+        # The file SQLite has open: a store removed or replaced while open is never written
+        # (SQLite would go on into the deleted file, and every change would be gone at restart).
+        self._identity = _identity(path)
         self.notes: tuple[str, ...] = ()  # history rebuilt from the events when it opened
         self._conn = conn
         self._clock = clock
@@ -223,7 +242,7 @@ class EventStore:
 
     @classmethod
     def open(cls, path: Path | str, *, clock: Callable[[], float] = time.time,
-             readonly: bool = False,
+             readonly: bool = False, fallback_readonly: bool = False,
              repairing: Callable[[], None] | None = None) -> EventStore:
         """Opens (or creates) the store at ``path`` and resumes its current match.
 
@@ -231,9 +250,11 @@ class EventStore:
         ``recovery`` describes it; read-only, damage is a ``StoreDamagedError``
         instead, because repairing means moving files. A path that cannot hold a
         store (a device, a folder, /proc) is a ``StoreError`` naming it, and so is a store
-        this user cannot write when opened to write (its file or folder read-only), before
-        anything is served from it. ``repairing`` is called now and then while a repair
-        runs (``run`` tells systemd to wait longer).
+        this user cannot write when opened to write (its file or folder read-only): a
+        ``StoreUnwritable`` before anything is served from it. With ``fallback_readonly`` such
+        a store opens read-only instead (``run`` serves the game as stored), ``unwritable``
+        holds those words and every change raises them. ``repairing`` is called now and then
+        while a repair runs (``run`` tells systemd to wait longer).
         """
         path = Path(path)
         _check_place(path)
@@ -242,7 +263,14 @@ class EventStore:
             raise StoreError(f"no event store at {str(path)!r}"
                              + (" (the file is empty)" if path.exists() else ""))
         if not readonly:
-            _check_writable(path)
+            problem = _unwritable(path)
+            if problem is not None:
+                if not (fallback_readonly and present):
+                    raise StoreUnwritable(problem)
+                store = cls._open(path, clock=clock, readonly=True, present=True,
+                                  repairing=None)
+                store.unwritable = problem
+                return store
         header = put_right_versions(path) if present and not readonly else None
         store = cls._open(path, clock=clock, readonly=readonly, present=present,
                           repairing=repairing)
@@ -572,12 +600,16 @@ class EventStore:
     # -- internals -------------------------------------------------------------
 
     def _writable(self) -> None:
+        if self.unwritable is not None:
+            raise StoreUnwritable(self.unwritable)
         if self.readonly:
             raise StoreError(f"event store {str(self.path)!r} is open read-only")
 
     @contextmanager
     def _transaction(self, *, check_last: bool = True) -> Iterator[sqlite3.Connection]:
         conn = self._conn
+        if _identity(self.path) != self._identity:
+            raise StoreUnwritable(_removed_words(self.path))
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
@@ -758,17 +790,61 @@ def _nothing() -> None:
     """No one to tell that a repair is still going."""
 
 
-def _check_writable(path: Path) -> None:
-    """Refuses, naming it, a store this user cannot write: the file, its -wal, -shm or mark,
-    or the folder they are made in. Why here: SQLite opens such a file read-only without a
-    word, and the board's first change would fail instead of its start."""
+def _unwritable(path: Path) -> str | None:
+    """Why this user cannot write the store (its file, -wal, -shm or mark, the folder they are
+    made in, or a file system mounted read-only), in words with the fix; None when it can.
+    Why ask: SQLite opens such a file read-only without a word, and the board's first change
+    would fail instead of its start."""
     folder = path.parent if path.parent.exists() else None
+    if folder is not None and _mounted_read_only(folder):
+        return (f"the event store {str(path)!r} is on a file system mounted read-only (the "
+                "kernel does this after errors on the card): nothing new can be kept; check "
+                "the card (sudo dmesg), then restart the board")
     for place in [*(p for p in family(path) if p.exists()), *([folder] if folder else [])]:
         if not os.access(place, os.W_OK):
-            what = "folder" if place.is_dir() else "file"
-            raise StoreError(f"event store {str(path)!r} is read-only for this user: the "
-                             f"{what} {str(place)!r} cannot be written (make it writable by "
-                             "the board's user, e.g. chown or chmod u+w, and start again)")
+            return read_only_words(path, place)
+    return None
+
+
+def read_only_words(path: Path, place: Path) -> str:
+    """What the board says of a store this user cannot write, ``place`` being the file or
+    folder in the way, with the two commands that fix it (``doctor`` says the same)."""
+    user = _user()
+    where = "" if place == path else (
+        f" (its {'folder' if place.is_dir() else 'file'} {str(place)!r} cannot be written)")
+    quoted = shlex.quote(str(place))
+    return (f"the event store {str(path)!r} is read-only for user {user}{where}: nothing new "
+            f"can be kept; fix with sudo chown {user} {quoted} or sudo chmod u+w {quoted}, "
+            "then restart the board")
+
+
+def _removed_words(path: Path) -> str:
+    return (f"the event store {str(path)!r} was removed or replaced while the board ran: "
+            "nothing new can be kept (the board shows the game as it was stored); put the "
+            "file back or restart the board, which opens whatever store is there then")
+
+
+def _user() -> str:
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:  # a uid with no name (a container's)
+        return str(os.geteuid())
+
+
+def _mounted_read_only(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The file at ``path`` (device and inode), None when there is none."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _store_error(path: Path, doing: str, exc: sqlite3.Error) -> StoreError:
@@ -778,7 +854,16 @@ def _store_error(path: Path, doing: str, exc: sqlite3.Error) -> StoreError:
         return StorageFull(f"storage full: the card holding the event store {str(path)!r} "
                            "has no room; nothing was stored (free some space: the board "
                            "takes events again at once)")
-    return StoreError(f"cannot {doing} event store {str(path)!r}: {exc}")
+    if doing != "write to":
+        return StoreError(f"cannot {doing} event store {str(path)!r}: {exc}")
+    if _identity(path) is None:
+        return StoreUnwritable(_removed_words(path))
+    problem = _unwritable(path)
+    if problem is not None:
+        return StoreUnwritable(problem)
+    return StoreUnwritable(f"the event store {str(path)!r} could not be written ({exc}): "
+                           "nothing of this change was kept; the board tries again with the "
+                           "next one (if it goes on, the card may be failing: sudo dmesg)")
 
 
 def _read_undos(conn: sqlite3.Connection) -> list[Undo]:

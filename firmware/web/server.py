@@ -23,7 +23,8 @@ A change is answered only once the loop has applied it (or refused it):
 200 with the new revision; 400 for a malformed request, 401 without the right PIN (none or
 a wrong one, as CONTRACT.md says), 429 after too many wrong ones from that phone
 (``firmware.web.pins``), 409 for a replayed or
-stale request, 422 when the table refused it (an illegal card), 507 when the card
+stale request or one the store cannot keep (read-only, removed, an I/O error: the error names
+the fix), 422 when the table refused it (an illegal card), 507 when the card
 holding the store is full (nothing stored; the board takes it once there is room), 503 when the
 board did not answer. Nothing but a 200 changes the stored game. A custom
 header for the PIN also means another web site open on the phone cannot post
@@ -54,6 +55,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engine.jsontext import JsonTextError, loads
 from firmware.store.coach import parse_moment, read_review, read_stats
+from firmware.store.eventstore import NOT_STORED
 from firmware.store.export import read_export
 from firmware.store.schema import STORAGE_FULL
 from firmware.web.address import check_host, is_local_address, is_local_name, lan_address
@@ -235,7 +237,7 @@ def create_app(hub: Hub, *, pin: str, allow_public: bool = False,
             return error_response(409, why, rev=reply.rev)
         feedback = [{"kind": k, "text": t} for k, t in reply.feedback]
         if reply.refused is not None:  # 507: the card is full, nothing stored (try again)
-            status = 507 if reply.refused.startswith(STORAGE_FULL) else 422
+            status = _refused_status(reply.refused)
             return error_response(status, reply.refused, rev=reply.rev, feedback=feedback)
         if change.settings is not None and reply.changed and on_settings is not None:
             await asyncio.to_thread(on_settings, change.settings)
@@ -320,6 +322,15 @@ def state_stream(hub: Hub, *, keepalive_s: float = 15.0, seats: StreamSeats | No
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def _refused_status(refused: str) -> int:
+    """The status of a change the board refused: 507 when the card is full (it takes the
+    change once there is room), 409 when the store cannot keep changes (read-only, removed,
+    an I/O error: the words say the fix), else 422 (the table refused it)."""
+    if refused.startswith(STORAGE_FULL):
+        return 507
+    return 409 if refused.startswith(NOT_STORED) else 422
 
 
 async def json_body(request: Request) -> Any:

@@ -1,0 +1,266 @@
+"""A store the board cannot write (issue 60, item 2): the board serves it read-only and says
+so, and every change is refused with the words that name the fault and its fix, never a
+500, a traceback, a refusal to start or a stuck board.
+
+Two ways a host takes writing away: the store's file made read-only before the board starts
+(``run`` serves it read-only, tested through the real ``run`` and its phone page), and a
+write that fails while the board runs (an I/O error, the store's folder removed: tested
+through the phone API over the real loop and store). As root (who writes whatever the mode
+bits say) the file is made immutable instead (``chattr +i``), and where even that cannot be
+done ``os.access`` is told to deny it: the board then opens it read-only all the same.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import random
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from storekit import Clock
+from webrig import PIN, Device, scripted_game, served
+
+from engine.simulate import simulate_game
+from firmware.commands.cli import main
+from firmware.demo.scripted_table import BlankCamera, ScriptedTracker, SteppedClock
+from firmware.device.loop import DeviceLoop
+from firmware.store.eventstore import EventStore, StoreUnwritable
+from firmware.table.flow import ButtonAction, Feedback, TableFlow
+from firmware.web.snapshot import revision
+from hardware.layout import per_side_tracks
+from hardware.render import Renderer
+from hardware.strips.simulator import SimulatorStrip
+
+USER = pwd.getpwuid(os.geteuid()).pw_name
+
+
+@contextmanager
+def read_only(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """``path`` made read-only for this process, as a host does it (see the module)."""
+    path.chmod(0o444)
+    immutable = False
+    if os.geteuid() == 0:
+        done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+        immutable = done.returncode == 0
+        if not immutable:
+            real = os.access
+
+            def access(place: Any, mode: int, *args: Any, **kwargs: Any) -> bool:
+                if mode & os.W_OK and Path(place) == path:
+                    return False
+                return real(place, mode, *args, **kwargs)
+
+            monkeypatch.setattr(os, "access", access)
+    try:
+        yield
+    finally:
+        if immutable:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+        path.chmod(0o644)
+
+
+def stored(path: Path, events: int = 12) -> str:
+    """A store holding the opening of a game; returns its revision."""
+    with EventStore.open(path, clock=Clock()) as store:
+        for event in simulate_game(random.Random(5), ["Ann", "Bob"])[:events]:
+            store.append(event)
+        return revision(store)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def call(url: str, body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
+    """One request to the page: its status and JSON (GET, or POST ``body`` with the PIN)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers={
+        "Content-Type": "application/json", "X-Pin": PIN})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+def new_match(rev: str, nonce: str) -> dict[str, Any]:
+    """A phone's change that is stored at once: a new match of new players."""
+    return {"action": "new_match", "players": ["Cat", "Dan"], "rules": {}, "rev": rev,
+            "nonce": nonce}
+
+
+def test_run_serves_a_read_only_store_and_refuses_each_change_with_the_fix(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "events.sqlite3"
+    rev = stored(store)
+    port = free_port()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[game]\nplayers = ["Ann", "Bob"]\n[web]\nhost = "127.0.0.1"\n'
+                      f'port = {port}\npin = "{PIN}"\n')
+    seen: dict[str, Any] = {}
+
+    def phone() -> None:
+        base = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(300):
+                try:
+                    seen["state"] = call(base + "/api/state")
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            state = seen["state"][1]
+            seen["undo"] = call(base + "/api/action",
+                                {"action": "undo", "rev": state["rev"], "nonce": "undo-ro-001"})
+            seen["match"] = call(base + "/api/action", new_match(state["rev"], "match-ro-001"))
+            seen["after"] = call(base + "/api/state")
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    thread = threading.Thread(target=phone, daemon=True)
+    with read_only(store, monkeypatch):
+        thread.start()
+        code = main(["run", "--config", str(config), "--store", str(store),
+                     "--max-seconds", "60"])
+    thread.join(10)
+    said = capsys.readouterr()
+    assert code == 0, said.out + said.err
+    status, state = seen["state"]
+    assert status == 200 and state["rev"] == rev  # the game as stored
+    words = f"is read-only for user {USER}"
+    assert words in state["status"] and "chmod u+w" in state["status"], state["status"]
+    for change in ("undo", "match"):
+        status, answer = seen[change]
+        assert status == 409, (change, status, answer)
+        assert words in answer["error"] and "then restart" in answer["error"], answer
+    assert seen["after"][0] == 200 and seen["after"][1]["rev"] == rev
+    out = said.out.splitlines()
+    told = [line for line in out if words in line and "not stored" not in line.lower()]
+    assert len(told) == 1, out  # said once at start, then with each refused change
+    assert "Traceback" not in said.out + said.err
+    assert out[-1].startswith("stopping (signal")
+    with EventStore.open(store, readonly=True) as after:
+        assert revision(after) == rev
+
+
+def test_buttons_and_the_camera_on_a_read_only_store_are_refused_aloud(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "events.sqlite3"
+    truth, steps = scripted_game()
+    with EventStore.open(store, clock=Clock()) as writing:
+        writing.append(truth[0])
+    said: list[Feedback] = []
+    with read_only(store, monkeypatch):
+        opened = EventStore.open(store, fallback_readonly=True)
+        assert opened.readonly and opened.unwritable is not None
+        layout = per_side_tracks(3)
+        clock = SteppedClock()
+        tracker = ScriptedTracker()
+        strip = SimulatorStrip(layout)
+        loop = DeviceLoop(store=opened, flow=TableFlow(("Ann", "Bob"), {}),
+                          strip=strip, renderer=Renderer(layout), clock=clock,
+                          source=BlankCamera(clock), recognise=lambda image: [],
+                          tracker=tracker, on_feedback=said.append)
+        loop.start()
+        assert [f.kind for f in said if USER in f.text] == ["say"]
+        for step in steps[:6]:  # the cut and the deal the camera sees
+            if step.press is not None:
+                loop.feed([ButtonAction(step.press, step.value, clock())])
+            else:
+                tracker.push(step.seen)
+            loop.step()
+            clock.advance(1.0)
+        loop.feed([ButtonAction("undo", 0, clock())])
+        loop.step()
+        refused = [f for f in said if f.kind == "flash" and "read-only" in f.text]
+        assert len(refused) >= 2, said  # the camera's deal and the UNDO button
+        assert strip.frames_shown > 0 and len(opened.lines) == 1
+        opened.close()
+
+
+class Failing(sqlite3.Connection):
+    """A real connection whose writes fail with the error ``fail`` names while it is set,
+    as an SD card's do (an I/O error) or a file system the kernel made read-only."""
+
+    fail: str | None = None
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        if Failing.fail is not None and sql.lstrip().upper().startswith(("BEGIN", "INSERT")):
+            raise sqlite3.OperationalError(Failing.fail)
+        return super().execute(sql, *args)
+
+
+@pytest.fixture
+def failing(monkeypatch: pytest.MonkeyPatch) -> Iterator[type[Failing]]:
+    real = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect",
+                        lambda *a, **k: real(*a, **{**k, "factory": Failing}))
+    Failing.fail = None
+    yield Failing
+    Failing.fail = None
+
+
+@pytest.mark.parametrize("error", ["disk I/O error", "attempt to write a readonly database"])
+def test_a_write_failing_mid_game_is_refused_and_the_board_goes_on(
+        tmp_path: Path, failing: type[Failing], error: str) -> None:
+    device = Device(tmp_path / "events.sqlite3")
+    with served(device) as url:
+        rev = device.wait_for(lambda s: "cut" in s["next"])["rev"]
+        failing.fail = error
+        status, answer = call(url + "api/action", new_match(rev, "match-failing-1"))
+        assert status == 409, answer
+        assert "event store" in answer["error"] and "nothing" in answer["error"], answer
+        assert device.error is None and call(url + "api/state")[0] == 200
+        failing.fail = None  # the cause is gone: the next change goes on
+        status, answer = call(url + "api/action", new_match(rev, "match-failing-2"))
+        assert status == 200 and answer["changed"], answer
+    assert device.error is None
+
+
+def test_a_store_removed_while_the_board_runs_is_refused_not_written_into_a_deleted_file(
+        tmp_path: Path) -> None:
+    """Today SQLite goes on writing into the deleted file: every change acknowledged, and all
+    of them gone at the next start. The board says so instead, and keeps the game shown."""
+    folder = tmp_path / "state"
+    folder.mkdir()
+    device = Device(folder / "events.sqlite3")
+    with served(device) as url:
+        rev = device.wait_for(lambda s: "cut" in s["next"])["rev"]
+        shutil.rmtree(folder)
+        status, answer = call(url + "api/action", new_match(rev, "match-removed-1"))
+        assert status == 409, answer
+        assert "removed" in answer["error"] and "restart" in answer["error"], answer
+        assert device.error is None
+        status, state = call(url + "api/state")
+        assert status == 200 and state["rev"] == rev
+
+
+def test_a_read_only_store_opened_for_serving_names_the_user_and_the_fix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = tmp_path / "events.sqlite3"
+    rev = stored(store)
+    with read_only(store, monkeypatch):
+        with pytest.raises(StoreUnwritable, match=f"read-only for user {USER}"):
+            EventStore.open(store)
+        with EventStore.open(store, fallback_readonly=True) as served_store:
+            assert revision(served_store) == rev
+            words = served_store.unwritable or ""
+            assert f"sudo chown {USER} {store}" in words and f"chmod u+w {store}" in words
+            with pytest.raises(StoreUnwritable, match="nothing new can be kept"):
+                served_store.undo()
