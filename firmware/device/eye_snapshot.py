@@ -15,8 +15,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from engine.cards import Card
 from engine.game import Game
-from firmware.web.camera_eye import CameraEye, Expected, EyeTable, EyeView
-from vision.live.zones import CRIB, STARTER, TableZones
+from firmware.web.camera_eye import CameraEye, Expected, EyeTable, EyeView, point_inside
+from vision.live.zones import CRIB, STARTER, TableZones, centroid
 
 __all__ = ["EyeFeed", "eye_table", "PlacedCards", "named_by_hand_in"]
 
@@ -69,6 +69,14 @@ def named_by_hand_in(zone: str | None, place: str | None, game: Game, tracker: A
     if place == STARTER and game.starter is not None:
         holds = {game.starter}
     seen = {card for card, where, _ in placed if where == zone}
+    # An unread outline whose middle lies on a card the tracker read there is that card seen
+    # badly in one frame (a fanned card's corner): the eye shows it read (``marks``), so the
+    # words must not ask to straighten it (the walk-through heard it after the game ended).
+    read_outlines = [outline for _, where, outline in placed if where == zone]
+    doubts = [d for d in detections if d.card is None and zones.assign(d.corners) == zone]
+    if doubts and all(any(point_inside(centroid(d.corners), o) for o in read_outlines)
+                      for d in doubts):
+        return True
     return 0 < unread <= len(holds - seen)
 
 
