@@ -21,6 +21,8 @@ import signal
 import socket
 import sqlite3
 import subprocess
+import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -46,12 +48,15 @@ from hardware.render import Renderer
 from hardware.strips.simulator import SimulatorStrip
 
 USER = pwd.getpwuid(os.geteuid()).pw_name
+REPO = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
 def read_only(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """``path`` made read-only for this process, as a host does it (see the module)."""
-    path.chmod(0o444)
+    """``path`` (the store's file or its folder) made read-only for this process, as a host
+    does it (see the module)."""
+    mode = path.stat().st_mode & 0o777
+    path.chmod(0o555 if path.is_dir() else 0o444)
     immutable = False
     if os.geteuid() == 0:
         done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
@@ -70,7 +75,7 @@ def read_only(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     finally:
         if immutable:
             subprocess.run(["chattr", "-i", str(path)], check=True)
-        path.chmod(0o644)
+        path.chmod(mode)
 
 
 def stored(path: Path, events: int = 12) -> str:
@@ -105,10 +110,14 @@ def new_match(rev: str, nonce: str) -> dict[str, Any]:
             "nonce": nonce}
 
 
+@pytest.mark.parametrize("what", ["file", "folder"])
 def test_run_serves_a_read_only_store_and_refuses_each_change_with_the_fix(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    store = tmp_path / "events.sqlite3"
+        monkeypatch: pytest.MonkeyPatch, what: str) -> None:
+    """The file read-only, or its folder (where SQLite cannot make the -wal and -shm files
+    it reads a store with, and no lock file can be made)."""
+    store = tmp_path / "state" / "events.sqlite3"
+    store.parent.mkdir()
     rev = stored(store)
     port = free_port()
     config = tmp_path / "config.toml"
@@ -134,7 +143,7 @@ def test_run_serves_a_read_only_store_and_refuses_each_change_with_the_fix(
             os.kill(os.getpid(), signal.SIGTERM)
 
     thread = threading.Thread(target=phone, daemon=True)
-    with read_only(store, monkeypatch):
+    with read_only(store if what == "file" else store.parent, monkeypatch):
         thread.start()
         code = main(["run", "--config", str(config), "--store", str(store),
                      "--max-seconds", "60"])
@@ -264,3 +273,46 @@ def test_a_read_only_store_opened_for_serving_names_the_user_and_the_fix(
             assert f"sudo chown {USER} {store}" in words and f"chmod u+w {store}" in words
             with pytest.raises(StoreUnwritable, match="nothing new can be kept"):
                 served_store.undo()
+
+
+_SERVE = """
+import sys
+from firmware.store.eventstore import EventStore, StoreUnwritable
+from firmware.store.lock import hold
+with hold(sys.argv[1]), EventStore.open(sys.argv[1], fallback_readonly=True) as store:
+    print(len(store.lines), store.unwritable)
+    try:
+        store.undo()
+    except StoreUnwritable as exc:
+        print("refused:", exc)
+"""
+
+
+@pytest.mark.parametrize("what", ["file", "folder"])
+def test_a_store_its_user_cannot_write_is_read_with_real_permissions(what: str) -> None:
+    """The mode bits as the kernel applies them to the board's user (as root: nobody, with
+    the system's Python, which needs nothing but the standard library here, in a folder of
+    /tmp that nobody can reach)."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as top:
+        os.chmod(top, 0o755)
+        folder = Path(top) / "state"
+        folder.mkdir()
+        store = folder / "events.sqlite3"
+        stored(store)
+        user, python, name = None, sys.executable, USER
+        if os.geteuid() == 0:
+            user, name = 65534, pwd.getpwuid(65534).pw_name
+            python = shutil.which("python3", path="/usr/bin") or python
+            for place in (folder, *folder.iterdir()):
+                os.chown(place, 65534, 65534)
+        (store if what == "file" else folder).chmod(0o444 if what == "file" else 0o555)
+        try:
+            done = subprocess.run([python, "-c", _SERVE, str(store)], cwd=REPO, user=user,
+                                  capture_output=True, text=True, timeout=60, check=False,
+                                  env={**os.environ, "PYTHONPATH": str(REPO)})
+        finally:
+            folder.chmod(0o755)
+    assert done.returncode == 0, done.stdout + done.stderr
+    first, refused = done.stdout.splitlines()
+    assert first.startswith(f"12 the event store {str(store)!r} is read-only for user {name}")
+    assert refused.startswith("refused: ") and "then restart the board" in refused

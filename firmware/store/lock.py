@@ -5,11 +5,15 @@ served a page from its own stale copy of the game, and its first change failed b
 first had written meanwhile. ``hold`` takes an exclusive ``flock`` on a file beside the store
 (``NAME-lock``, never moved by a repair) and writes its pid there, so the second is refused
 at start in one line naming the first. The kernel lets go of the lock when its process
-ends, however it ends, so a crash leaves nothing to clean up.
+ends, however it ends, so a crash leaves nothing to clean up. Where this user cannot write
+beside the store (its folder or file system read-only), the lock is taken read-only, or not
+at all when there is no lock file: such a ``run`` serves the store read-only and writes none.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fcntl
 import os
 from collections.abc import Iterator
@@ -35,12 +39,20 @@ def hold(store: Path | str) -> Iterator[None]:
     """Holds the store's lock until the block ends; ``StoreInUse`` when another holds it."""
     store = Path(store)
     path = lock_path(store)
+    fd: int | None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except PermissionError:  # a folder read-only for this user: nor can it write the store
+        fd = _read_only(path)
     except OSError as exc:
-        raise StoreError(f"cannot lock event store {str(store)!r}: {str(path)!r}: "
-                         f"{exc.strerror or exc}") from None
+        if exc.errno != errno.EROFS:
+            raise StoreError(f"cannot lock event store {str(store)!r}: {str(path)!r}: "
+                             f"{exc.strerror or exc}") from None
+        fd = _read_only(path)
+    if fd is None:  # no lock file, and none can be made: then no writer holds one either
+        yield
+        return
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -50,8 +62,18 @@ def hold(store: Path | str) -> Iterator[None]:
                              f"(pid {holder}): stop that one first (systemctl stop "
                              "cribbage-board, or kill it) or give this one another --store"
                              ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        with contextlib.suppress(OSError):  # a lock opened read-only names no pid
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
     finally:
         os.close(fd)  # closing the last descriptor lets go of the lock
+
+
+def _read_only(path: Path) -> int | None:
+    """The lock opened read-only (``flock`` needs no write), where this user cannot write
+    beside the store, so that ``run`` serves it read-only; None when there is no lock file."""
+    try:
+        return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import functools
 import json
+import os
 import sqlite3
 import zlib
 from collections.abc import Mapping
@@ -195,11 +196,22 @@ def schema_version(found: Mapping[str, str], number: int) -> int:
 
 def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     uri = f"file:{quote(path.resolve().as_posix())}?mode={'ro' if readonly else 'rwc'}"
+    if readonly and _frozen(path):
+        uri += "&immutable=1"
     conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
     if not readonly:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
     return conn
+
+
+def _frozen(path: Path) -> bool:
+    """Whether nothing can write the store: its folder read-only (or its file system) and no
+    -wal or -shm beside it. SQLite cannot read a WAL store there unless told it is
+    immutable (it would make a -shm first), and ``run`` serves such a store read-only."""
+    folder = path.resolve().parent
+    return not os.access(folder, os.W_OK) and not any(
+        path.with_name(path.name + suffix).exists() for suffix in ("-wal", "-shm"))
 
 
 def players_and_sides(game: Game) -> tuple[str, str]:
