@@ -267,8 +267,12 @@ class EventStore:
             if problem is not None:
                 if not (fallback_readonly and present):
                     raise StoreUnwritable(problem)
-                store = cls._open(path, clock=clock, readonly=True, present=True,
-                                  repairing=None)
+                try:
+                    store = cls._open(path, clock=clock, readonly=True, present=True,
+                                      repairing=None)
+                except StoreError as exc:  # damaged too (no repair without writing)
+                    raise StoreUnwritable(f"{problem}; nor can it be read as it is: "
+                                          f"{exc}") from None
                 store.unwritable = problem
                 return store
         header = put_right_versions(path) if present and not readonly else None
@@ -429,7 +433,10 @@ class EventStore:
             self._copy.close()
             self._copy = None
         if self._mark is not None:
-            self._mark.write(self._acknowledged, durable=True)
+            try:
+                self._mark.write(self._acknowledged, durable=True)
+            except OSError:  # a card failing as the board stops: a mark behind is safe
+                pass
             self._mark.close()
             self._mark = None
         self._conn.close()
