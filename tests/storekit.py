@@ -93,3 +93,36 @@ def events_pages(path: Path) -> list[tuple[int, str, int]]:
             pytest.skip("this SQLite has no dbstat table to locate rows by page")
     conn.close()
     return [(int(page), str(kind), int(cells)) for page, kind, cells in pages]
+
+
+#: The players of ``three_matches``' three matches.
+THREE_MATCHES = (["Ann", "Bob"], ["Cat", "Dan", "Eve"], ["Ann", "Bob"])
+Truth = dict[int, tuple[int, str, bool]]  # event id -> (match, line, undone)
+
+
+def kept(store: EventStore) -> Truth:
+    """Every row of ``three_matches``' store as the store gives it back, undone ones too."""
+    return {e.id: (e.match, e.line, e.undone_at is not None)
+            for m in (1, 2, 3) for e in store.events(m, include_undone=True)}
+
+
+def three_matches(folder: Path, *, seed: int, checkpoint: bool = True) -> Truth:
+    """A store ``folder/s.db`` of three whole matches (one game each, an undo in each), all
+    in the db file when ``checkpoint``, closed; returns every row. The damage, mishap and
+    chain tests each break a copy of it and compare what is kept with these rows."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    store = EventStore.open(folder / "s.db", clock=Clock())
+    for n, names in enumerate(THREE_MATCHES):
+        game = simulate_game(rng, names)
+        (store.append if n == 0 else store.start_match)(game[0])
+        for i, event in enumerate(game[1:], start=1):
+            store.append(event)
+            if i == 10:
+                store.undo()
+                store.append(event)
+    truth = kept(store)
+    if checkpoint:
+        store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    return truth

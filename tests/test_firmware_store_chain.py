@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from storekit import Clock
+from storekit import THREE_MATCHES, Clock, Truth, kept
 
 from engine.simulate import simulate_game
 from firmware.store.derived import digest, read_history
@@ -20,17 +20,9 @@ from firmware.store.eventstore import EventStore
 from firmware.store.mark import Mark, MarkFile, mark_path, read_mark
 from firmware.store.schema import SCHEMA_VERSION, row_crc, undo_crc
 
-NAMES = (["Ann", "Bob"], ["Cat", "Dan", "Eve"], ["Ann", "Bob"])
 GOLDEN = Path(__file__).resolve().parent / "golden" / "store-v3"
 
-Truth = dict[int, tuple[int, str, bool]]
 Pristine = tuple[Path, Truth, tuple[object, ...]]
-
-
-def kept(store: EventStore) -> Truth:
-    return {e.id: (e.match, e.line, e.undone_at is not None)
-            for m in sorted({s.id for s in store.matches()})
-            for e in store.events(m, include_undone=True)}
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +31,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Pristine:
     folder = tmp_path_factory.mktemp("chain")
     rng = random.Random(11)
     with EventStore.open(folder / "s.db", clock=Clock()) as store:
-        for n, names in enumerate(NAMES):
+        for n, names in enumerate(THREE_MATCHES):
             game = simulate_game(rng, names)
             (store.append if n == 0 else store.start_match)(game[0])
             for i, event in enumerate(game[1:], start=1):

@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from storekit import Clock, events_pages
+from storekit import Clock, Truth, events_pages, kept, three_matches
 
 from engine.game import Game
 from engine.simulate import simulate_game
@@ -21,48 +21,16 @@ from firmware.store.mark import mark_path
 from firmware.store.pages import cells
 from firmware.store.schema import undo_crc
 
-NAMES = (["Ann", "Bob"], ["Cat", "Dan", "Eve"], ["Ann", "Bob"])
-
-
-Truth = dict[int, tuple[int, str, bool]]  # id -> (match, line, undone)
-
-
-def three_matches(folder: Path, *, checkpoint: bool = True) -> Truth:
-    """A store of three whole matches (one game each, an undo in each), all in the db file
-    when ``checkpoint``; returns every row."""
-    folder.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(7)
-    store = EventStore.open(folder / "s.db", clock=Clock())
-    for n, names in enumerate(NAMES):
-        game = simulate_game(rng, names)
-        (store.append if n == 0 else store.start_match)(game[0])
-        for i, event in enumerate(game[1:], start=1):
-            store.append(event)
-            if i == 10:
-                store.undo()
-                store.append(event)
-    truth = {e.id: (e.match, e.line, e.undone_at is not None)
-             for m in (1, 2, 3) for e in store.events(m, include_undone=True)}
-    if checkpoint:
-        store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    store.close()
-    return truth
-
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Truth]:
     folder = tmp_path_factory.mktemp("pristine")
-    return folder, three_matches(folder)
+    return folder, three_matches(folder, seed=7)
 
 
 def copy(pristine: tuple[Path, Truth], to: Path) -> Path:
     shutil.copytree(pristine[0], to)
     return to / "s.db"
-
-
-def kept(store: EventStore) -> Truth:
-    return {e.id: (e.match, e.line, e.undone_at is not None)
-            for m in (1, 2, 3) for e in store.events(m, include_undone=True)}
 
 
 def flip(path: Path, offset: int, bit: int) -> None:

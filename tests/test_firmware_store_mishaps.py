@@ -15,49 +15,25 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from storekit import Clock
+from storekit import Clock, kept, three_matches
 
 from engine.simulate import simulate_game
 from firmware.commands.cli import main
 from firmware.store.eventstore import SCHEMA_VERSION, EventStore, StoreError
 from firmware.store.mark import mark_path
 
-NAMES = (["Ann", "Bob"], ["Cat", "Dan", "Eve"], ["Ann", "Bob"])
 REPO = Path(__file__).resolve().parents[1]
-
-
-def three_matches(folder: Path) -> dict[int, tuple[int, str, bool]]:
-    """Three whole matches (an undo in each), checkpointed into the db file and closed."""
-    folder.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(11)
-    with EventStore.open(folder / "s.db", clock=Clock()) as store:
-        for n, names in enumerate(NAMES):
-            game = simulate_game(rng, names)
-            (store.append if n == 0 else store.start_match)(game[0])
-            for i, event in enumerate(game[1:], start=1):
-                store.append(event)
-                if i == 10:
-                    store.undo()
-                    store.append(event)
-        truth = {e.id: (e.match, e.line, e.undone_at is not None)
-                 for m in (1, 2, 3) for e in store.events(m, include_undone=True)}
-    return truth
 
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     folder = tmp_path_factory.mktemp("mishaps")
-    return folder, three_matches(folder)
+    return folder, three_matches(folder, seed=11)
 
 
 def copy(pristine: tuple[Path, dict], to: Path) -> Path:
     shutil.copytree(pristine[0], to)
     return to / "s.db"
-
-
-def kept(store: EventStore) -> dict[int, tuple[int, str, bool]]:
-    return {e.id: (e.match, e.line, e.undone_at is not None)
-            for m in (1, 2, 3) for e in store.events(m, include_undone=True)}
 
 
 def takes_a_change(store: EventStore) -> int:
