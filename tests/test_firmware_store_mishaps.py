@@ -4,6 +4,7 @@ long repair under systemd. Each leaves a board that starts and takes the next ch
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -145,6 +146,30 @@ def test_doctor_checks_the_store_file_not_only_its_folder(tmp_path: Path) -> Non
     faults = [f for f in check_loaded(config, system=system) if f.level == "fault"]
     assert any("store" in str(f) and "read-only for user" in str(f) and
                f"sudo chmod u+w {store}" in str(f) for f in faults), faults
+
+
+def test_the_units_start_check_lets_a_read_only_store_through_and_doctor_does_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``run`` serves a store it cannot write read-only and says so; the unit's
+    ``ExecStartPre`` (``doctor --before-start``) must let it come up, while ``doctor`` by
+    hand keeps failing with the fix."""
+    import firmware.doctor.checks as checks
+
+    store = tmp_path / "events.sqlite3"
+    store.write_bytes(b"")
+    config_file = tmp_path / "device.toml"
+    config_file.write_text(f'[store]\npath = "{store}"\n')
+    real_access = os.access
+    monkeypatch.setattr(checks.os, "access",
+                        lambda p, mode: Path(p) != store and real_access(p, mode))
+    assert main(["doctor", "--config", str(config_file), "--json"]) == 2
+    assert "read-only for user" in capsys.readouterr().out
+    assert main(["doctor", "--before-start", "--config", str(config_file), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] and any("serves it read-only" in n for n in report["notes"]), report
+    unit = (REPO / "systemd" / "cribbage-board.service").read_text()
+    assert "cribbage-board doctor --before-start --config" in unit
 
 
 def test_a_second_run_on_one_store_is_refused_naming_the_first(

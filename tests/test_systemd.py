@@ -56,7 +56,7 @@ def test_unit_says_what_the_device_needs() -> None:
     # never reaches systemd's default limit of 5 in 10 s).
     assert keys["RestartPreventExitStatus"] == "2"
     assert keys["StartLimitBurst"] == "5" and keys["StartLimitIntervalSec"] == "120"
-    assert keys["ExecStartPre"] == f"{EXEC} doctor --config /etc/cribbage-board/config.toml"
+    assert keys["ExecStartPre"] == f"{EXEC} doctor --before-start --config /etc/cribbage-board/config.toml"
     assert keys["User"] == "cribbage"
     assert keys["SupplementaryGroups"] == "gpio video spi leds audio"
     assert keys["ExecStart"] == f"{EXEC} run --config /etc/cribbage-board/config.toml"

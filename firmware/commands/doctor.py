@@ -52,6 +52,10 @@ def register(subparsers: Any) -> None:
                         help="how long each LED of the walk stays lit (default 30)")
     parser.add_argument("--button-timeout", type=float, default=10.0,
                         help="seconds to wait for each button (default 10)")
+    parser.add_argument("--before-start", action="store_true",
+                        help="the unit's start check: a fault the board runs through (a store "
+                             "it cannot write, served read-only) is said as a note, so the "
+                             "board comes up and says it to the players")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object: the faults, the notes and each check")
     parser.set_defaults(handler=doctor)
@@ -67,12 +71,15 @@ def doctor(args: argparse.Namespace) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from firmware.doctor.checks import check
+    from firmware.doctor.checks import Finding, check
 
     if args.step_ms < 0 or args.button_timeout <= 0:
         raise UsageError(f"--step-ms must not be negative and --button-timeout must be "
                          f"positive, not {args.step_ms!r} and {args.button_timeout!r}")
     findings = check(args.config)
+    if args.before_start:
+        findings = [Finding("note", f"{f.text} (the board starts and serves it read-only)")
+                    if f.starts_anyway else f for f in findings]
     faults = [f.text for f in findings if f.level == "fault"]
     report: dict[str, Any] = {"config": str(args.config), "ok": not faults, "faults": faults,
                               "notes": [f.text for f in findings if f.level == "note"],

@@ -29,10 +29,15 @@ Level = Literal["fault", "note"]
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing the doctor found: a ``fault`` stops the device, a ``note`` does not."""
+    """One thing the doctor found: a ``fault`` stops the device, a ``note`` does not.
+
+    ``starts_anyway`` marks a fault the board runs through in a lesser way (a store it
+    cannot write is served read-only and says so): ``doctor`` by hand fails on it, but the
+    unit's start check (``doctor --before-start``) lets the board come up and say it."""
 
     level: Level
     text: str
+    starts_anyway: bool = False
 
     def __str__(self) -> str:
         return f"{self.level}: {self.text}"
@@ -201,10 +206,11 @@ def _store(config: DeviceConfig, system: System) -> list[Finding]:
         folder = folder.parent
     if not system.writable(folder):
         return [Finding("fault", f"store: cannot write {str(path)!r} "
-                                 f"({str(folder)!r} is not writable by this user)")]
+                                 f"({str(folder)!r} is not writable by this user)",
+                        starts_anyway=path.exists())]
     # The file too: SQLite opens a read-only file without a word.
     if path.exists() and not system.writable(path):
-        return [Finding("fault", f"store: {_read_only(path, system.uid)}")]
+        return [Finding("fault", f"store: {_read_only(path, system.uid)}", starts_anyway=True)]
     return []
 
 
