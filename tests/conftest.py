@@ -70,6 +70,8 @@ DRAWN_WITH_OPENCV5_TEXT = frozenset({
     "test_the_demo_reads_only_the_regions_that_changed_as_run_does",
     "tests/test_vision_faint_indices.py::"
     "test_without_the_faint_glyphs_and_the_stretch_the_index_is_lost",
+    "tests/test_firmware_loop_at_start.py::"
+    "test_cards_on_the_table_at_start_are_said_once_and_shown_on_the_eye",
 })
 
 

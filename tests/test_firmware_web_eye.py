@@ -204,10 +204,14 @@ def test_read_cards_are_outlined_and_named_where_the_tracker_has_them(drawn: Tab
         assert card["outline"] == [[round(x * 0.75, 1), round(y * 0.75, 1)]
                                    for x, y in drawn.outline[zone]]
         assert all(near(image, p, READ) for p in along(card["outline"])), card["card"]
-        # The label: a filled box of the outline's colour just above the card's top.
-        top = min(y for _, y in card["outline"])
-        left = min(x for x, _ in card["outline"])
-        assert near(image, (left + 8, top - 10), READ, radius=3), card["card"]
+        # The label: a filled box of the outline's colour by its card (where exactly is the
+        # placement's choice: clear of other labels, indices and cards it cannot outline).
+        x0, y0, x1, y1 = card["label"]
+        assert near(image, (x0 + 2, (y0 + y1) / 2), READ, radius=1), card["card"]
+        xs, ys = [x for x, _ in card["outline"]], [y for _, y in card["outline"]]
+        height = max(ys) - min(ys)
+        assert (min(xs) - height <= (x0 + x1) / 2 <= max(xs) + height
+                and min(ys) - height <= (y0 + y1) / 2 <= max(ys) + height), card
 
 
 def test_the_name_drawn_is_the_card_read(drawn: Table) -> None:
