@@ -338,3 +338,18 @@ def test_a_card_read_in_a_tight_and_a_loose_crop_gives_the_same_candidates() -> 
     order_a, order_b = np.lexsort(ra.T), np.lexsort(rb.T)
     np.testing.assert_allclose(ra[order_a], rb[order_b], atol=0.01)
     np.testing.assert_allclose(a.span[order_a], b.span[order_b], atol=0.01)
+
+
+@pytest.mark.parametrize("every", [3, 40])
+def test_components_are_labelled_alike_in_16_or_32_bits(every: int) -> None:
+    """Under 65,535 set pixels the labels are 16 bits (cheaper, and they cannot overflow);
+    over, 32: the same components and stats either way."""
+    binary = np.zeros((840, 970), np.uint8)
+    binary[::every, ::every] = 255
+    binary[100:110, 200:230] = 255
+    n, labels, stats, cents = candidates_module._components(binary)
+    want = cv2.connectedComponentsWithStatsWithAlgorithm(binary, 8, cv2.CV_32S, cv2.CCL_GRANA)
+    assert labels.dtype == (np.int32 if every == 3 else np.uint16)
+    assert n == want[0]
+    assert np.array_equal(labels, want[1]) and np.array_equal(stats, want[2])
+    assert np.allclose(cents, want[3])

@@ -209,8 +209,10 @@ def recognise(
     measured now and then: ``CameraRecogniser``); None measures this frame. ``card_px`` is a card's
     height in the frame's pixels where the caller knows it (a mounted camera): the frame is
     read at the cards' scale, not its own size's (``vision.recognise.candidates.reading``);
-    the expensive faint-ink search then runs only inside the card outlines not read whole
-    (``candidates.FAINT_OUTLINE_MARGIN``), where a photo's reading searches everywhere.
+    where the faint-ink search finds dense faint ink (wood grain:
+    ``candidates.FAINT_DENSE_PER_MP``) it keeps only what lies inside the card outlines not
+    read whole (``candidates.FAINT_OUTLINE_MARGIN``); sparse faint ink, as the indices of an
+    overlapping hand that shows no outline, it keeps everywhere, as a photo's reading does.
     """
     check_frame(image, "recognise")
     sigma = blur_sigma(image) if blur is None else blur
