@@ -189,3 +189,36 @@ def test_after_naming_and_correcting_the_view_shows_what_the_game_holds(
     assert eye.latest is not None
     assert {c["card"] for c in eye.latest.data()["cards"] if c["named"]} == {first_card,
                                                                              second_card}
+
+
+# Cards that lay on the table when the board started (issue 61): outlined as "at start", and the
+# panel's words say how to count them, never "0 cards read" alone over cards in plain view.
+def test_cards_lying_at_start_are_outlined_and_the_panel_says_how_to_count_them(
+        board: tuple[Device, CameraEye, str], page: Any, tmp_path: Path) -> None:
+    device, eye, url = board
+    drawn = Table()
+    with device.lock:
+        table = eye_table(device.store.game, revision(device.store), seats=PLAYERS,
+                          players=device.flow.players)
+    # A bare table at start: the legend has no "at start" entry.
+    eye.offer(EyeView(drawn.image, 0.0, (), (), drawn.zones, table))
+    eye.look()
+    assert eye.look()
+    page.goto(url + "eye")
+    page.locator("#pin").fill(PIN)
+    page.locator("#pin-ok").click()
+    expect(page.locator("#eye-note")).to_contain_text("0 cards read.")
+    expect(page.locator(".eye-legend .at-start")).to_be_hidden()
+
+    lying = tuple((Card.parse(card), drawn.outline[zone])
+                  for zone, card in (("Ann", "7C"), ("Bob", "9D"), ("starter", "QH")))
+    eye.offer(EyeView(drawn.image, 0.0, (), (), drawn.zones, table, lying))
+    eye.look()
+    assert eye.look()
+    expect(page.locator("#eye-img")).to_have_js_property("complete", True)
+    expect(page.locator("#eye-note")).to_contain_text(
+        "0 cards read. 3 cards were on the table at start (7C, 9D, QH): lift them and lay "
+        "them again, a little way off, to count them.")
+    expect(page.locator(".eye-legend .at-start")).to_be_visible()
+    page.locator("#eye-card").scroll_into_view_if_needed()
+    Shots(tmp_path)(page, "eye-at-start")
