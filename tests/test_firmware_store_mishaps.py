@@ -285,3 +285,34 @@ def test_a_damaged_row_is_restored_from_the_second_copy(pristine: tuple[Path, di
         assert any("second copy" in note for note in store.notes)
     with EventStore.open(path, clock=Clock()) as store:
         assert not store.notes
+
+
+def test_a_copy_that_cannot_be_written_is_said_and_put_right_at_the_next_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A failing card under the second copy does not refuse the event (SQLite holds it), but
+    it is said at once, and the next open rewrites the copy from the store."""
+    import errno
+
+    from firmware.store import copy as copy_module
+
+    events = simulate_game(random.Random(3), ["Ann", "Bob"])[:6]
+    path = tmp_path / "events.sqlite3"
+    with EventStore.open(path, clock=Clock()) as store:
+        for event in events[:5]:
+            store.append(event)
+
+        def failing(self: object, line: bytes) -> int:
+            raise OSError(errno.EIO, "Input/output error")
+
+        monkeypatch.setattr(copy_module.CopyFile, "_write", failing)
+        with caplog.at_level("WARNING", logger="firmware.store.eventstore"):
+            store.append(events[5])
+        monkeypatch.undo()
+        assert "second copy could not be written (Input/output error)" in caplog.text
+    with EventStore.open(path, clock=Clock()) as store:
+        assert len(list(store.events(1))) == 6
+        assert store.recovery is None and any("second copy" in n for n in store.notes), \
+            store.notes
+    copy_lines = copy_module.copy_path(path).read_bytes().splitlines()
+    assert len(copy_lines) >= 6

@@ -38,6 +38,7 @@ never trusts a table the checksums do not cover.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pwd
 import shlex
@@ -106,6 +107,8 @@ __all__ = [
     "GameSummary", "StoreError", "StoreDamagedError", "StorageFull", "SCHEMA_VERSION",
     "StoreUnwritable", "NOT_STORED", "read_only_words",
 ]
+
+_log = logging.getLogger(__name__)
 
 
 class StoreDamagedError(StoreError):
@@ -703,12 +706,18 @@ class EventStore:
             return None
 
     def _finish_copy(self, pending: Future[int] | None) -> None:
-        """Waits for the row's second copy to be on the card, before it is acknowledged."""
+        """Waits for the row's second copy to be on the card, before it is acknowledged.
+
+        A copy that cannot be written does not refuse the event (SQLite holds it), but the
+        row has one copy until the next open rewrites the copy from the store: said in the
+        journal, so a failing card shows before a second fault can cost a row."""
         if self._copy is not None and pending is not None:
             try:
                 self._copy.finish(pending)
-            except OSError:
-                pass
+            except OSError as exc:
+                _log.warning("the event store's second copy could not be written (%s): the "
+                             "last event is kept in the store alone until the next start "
+                             "rewrites the copy", exc.strerror or exc)
 
     def _cancel_copy(self, pending: Future[int] | None) -> None:
         """The commit failed: the copy's line for it is cut off again."""
