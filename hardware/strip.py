@@ -74,6 +74,7 @@ class SizedStrip:
     """
 
     _n: int
+    _closed: bool
 
     @classmethod
     def open(cls, layout: Layout, **options: Any) -> Self:
@@ -83,6 +84,19 @@ class SizedStrip:
     @property
     def n(self) -> int:
         return self._n
+
+    def close(self) -> None:
+        """Darkens the strip, then releases the device (``_release``), once."""
+        if self._closed:
+            return
+        try:
+            self.show(np.zeros((self._n, 3), dtype=np.uint8))  # type: ignore[attr-defined]
+        finally:
+            self._closed = True
+            self._release()
+
+    def _release(self) -> None:
+        """Frees the backend's device after the last frame; nothing by default."""
 
 
 #: Backend name -> "module:Class"; each class has ``open(layout, **options)``.

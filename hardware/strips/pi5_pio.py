@@ -71,14 +71,6 @@ class Pi5PioStrip(SizedStrip):
             raise ValueError(f"strip {str(self._device)!r} is closed")
         self._write(encode_rgbw(check_frame(frame, self._n)))
 
-    def close(self) -> None:
-        if self._closed:
-            return
-        try:
-            self.show(np.zeros((self._n, 3), dtype=np.uint8))
-        finally:
-            self._closed = True
-
     def _write(self, data: bytes) -> None:
         """Writes ``data`` from position 0 on a descriptor of its own, then closes it.
 

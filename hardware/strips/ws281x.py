@@ -127,15 +127,9 @@ class Ws281xStrip(SizedStrip):
             set_pixel(i, colour)
         self._strip.show()
 
-    def close(self) -> None:
-        """Darkens the strip and frees the library's device, once: after ``_cleanup`` the
+    def _release(self) -> None:
+        """Frees the library's device, once (``SizedStrip.close``): after ``_cleanup`` the
         binding's ``show`` would pass NULL to ``ws2811_render`` and crash the interpreter."""
-        if self._closed:
-            return
-        try:
-            self.show(np.zeros((self._n, 3), dtype=np.uint8))
-        finally:
-            self._closed = True
-            cleanup = getattr(self._strip, "_cleanup", None)
-            if cleanup is not None:
-                cleanup()
+        cleanup = getattr(self._strip, "_cleanup", None)
+        if cleanup is not None:
+            cleanup()
