@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_firmware_web_eye import PLAYERS, Table
+from test_firmware_web_eye import PLAYERS, DrawnCamera, Table
 
 from firmware.demo.scripted_table import SteppedClock
 from firmware.device.loop import DeviceLoop
@@ -20,7 +20,6 @@ from hardware.layout import per_side_tracks
 from hardware.render import Renderer
 from hardware.strips.simulator import SimulatorStrip
 from vision.live.reading import device_reading
-from vision.live.sources import Frame
 
 WORDS = ("3 cards were on the table at start (7C, 9D, QH): lift them and lay them again, a "
          "little way off, to count them")
@@ -34,26 +33,13 @@ def drawn() -> Table:
 def run_loop(tmp_path: Path, image: object, frames: int = 8
              ) -> tuple[list[Feedback], CameraEye, DeviceLoop]:
     clock = SteppedClock()
-
-    class Camera:
-        name = "drawn"
-        index = 0
-
-        def read(self, timeout: float = 0.5) -> Frame:
-            clock.advance(0.1)
-            self.index += 1
-            return Frame(image, clock(), self.index)  # type: ignore[arg-type]
-
-        def close(self) -> None:
-            pass
-
     reading = device_reading((1280, 720), zones=None)
     said: list[Feedback] = []
     eye = CameraEye()
     layout = per_side_tracks(2)
     store = EventStore.open(tmp_path / "events.sqlite3", clock=clock)
     loop = DeviceLoop(store=store, flow=TableFlow(PLAYERS), strip=SimulatorStrip(layout),
-                      renderer=Renderer(layout), clock=clock, source=Camera(),
+                      renderer=Renderer(layout), clock=clock, source=DrawnCamera(image, clock),
                       recognise=reading.recognise, tracker=reading.tracker,
                       reader=reading.reader, eye=eye, on_feedback=said.append)
     try:

@@ -30,10 +30,31 @@ from firmware.web.camera_eye import (
 )
 from firmware.web.eye_picture import EXPECTED, READ, UNREAD, draw_eye
 from vision.drawn.scene import SceneRenderer, SceneSettings, Script
+from vision.live.sources import Frame
 from vision.live.zones import TableZones
 
 PLAYERS = ("Ann", "Bob")
 C = Card.parse
+
+
+class DrawnCamera:
+    """A camera that shows ``image`` in every frame, a tenth of a second apart on ``clock``
+    (a ``SteppedClock``), for a ``DeviceLoop`` fed from the drawn table."""
+
+    name = "drawn"
+
+    def __init__(self, image: Any, clock: Any) -> None:
+        self.image = image
+        self.clock = clock
+        self.index = 0
+
+    def read(self, timeout: float = 0.5) -> Frame:
+        self.clock.advance(0.1)
+        self.index += 1
+        return Frame(self.image, self.clock(), self.index)
+
+    def close(self) -> None:
+        pass
 
 
 class Table:
@@ -381,31 +402,17 @@ def test_the_device_loop_hands_the_eye_each_frame_it_reads(drawn: Table, tmp_pat
     from hardware.layout import per_side_tracks
     from hardware.render import Renderer
     from hardware.strips.simulator import SimulatorStrip
-    from vision.live.sources import Frame
     from vision.live.tracker import CardTracker
 
     clock = SteppedClock()
-
-    class Camera:
-        name = "drawn"
-        index = 0
-
-        def read(self, timeout: float = 0.5) -> Frame:
-            clock.advance(0.1)
-            self.index += 1
-            return Frame(drawn.image, clock(), self.index)
-
-        def close(self) -> None:
-            pass
-
     detections = [Seen("7C", drawn.outline["Ann"]), Seen("9D", drawn.outline["Bob"])]
     draw = Counting()
     eye = CameraEye(draw=draw)
     layout = per_side_tracks(2)
     store = EventStore.open(tmp_path / "events.sqlite3", clock=clock)
     loop = DeviceLoop(store=store, flow=TableFlow(PLAYERS), strip=SimulatorStrip(layout),
-                      renderer=Renderer(layout), clock=clock, source=Camera(),
-                      recognise=lambda image: detections,
+                      renderer=Renderer(layout), clock=clock,
+                      source=DrawnCamera(drawn.image, clock), recognise=lambda image: detections,
                       tracker=CardTracker(frame_size=(1280, 720), zones=drawn.zones), eye=eye)
     try:
         loop.start()

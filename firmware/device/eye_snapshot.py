@@ -63,7 +63,7 @@ def named_by_hand_in(zone: str | None, place: str | None, game: Game, tracker: A
     zones = getattr(tracker, "zones", None)
     if place is None or zones is None:
         return False
-    unread = sum(1 for d in detections if d.card is None and zones.assign(d.corners) == zone)
+    doubts = [d for d in detections if d.card is None and zones.assign(d.corners) == zone]
     placed = tracker.placed if isinstance(tracker, PlacedCards) else ()
     holds = set(game.laid(place)) if place in game.players else set()
     if place == STARTER and game.starter is not None:
@@ -73,11 +73,10 @@ def named_by_hand_in(zone: str | None, place: str | None, game: Game, tracker: A
     # badly in one frame (a fanned card's corner): the eye shows it read (``marks``), so the
     # words must not ask to straighten it (the walk-through heard it after the game ended).
     read_outlines = [outline for _, where, outline in placed if where == zone]
-    doubts = [d for d in detections if d.card is None and zones.assign(d.corners) == zone]
     if doubts and all(any(point_inside(centroid(d.corners), o) for o in read_outlines)
                       for d in doubts):
         return True
-    return 0 < unread <= len(holds - seen)
+    return 0 < len(doubts) <= len(holds - seen)
 
 
 class EyeFeed:
