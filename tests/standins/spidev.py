@@ -7,6 +7,8 @@ py-spidev, doceme/py-spidev ``spidev_module.c``:
 - ``SpiDev_writebytes2_buffer``: one ``write()`` per block of that size, so a buffer
   over it goes out as several SPI transfers with the line idle between them.
 - ``xfer``/``xfer2``: a list over the block size raises OverflowError.
+- ``SpiDev_open`` reads the node's mode and speed back (``SPI_IOC_RD_MAX_SPEED_HZ``: the
+  device tree's until one is set); ``SpiDev_close`` sets them to 0 again.
 - ``max_speed_hz``: the setter passes the asked speed to SPI_IOC_WR_MAX_SPEED_HZ and
   the getter returns it as asked.
 
@@ -109,7 +111,9 @@ class SpiDev:
         self._open = False
 
     def open(self, bus: int, device: int) -> None:
+        """``SpiDev_open``: reads the node's mode and speed back (``SPI_IOC_RD_*``)."""
         self._open = True
+        self._speed, self._mode = DT_SPEED_HZ, 0
 
     @property
     def max_speed_hz(self) -> int:
@@ -143,16 +147,18 @@ class SpiDev:
         view, block = memoryview(bytes(data)), self._block()
         for start in range(0, len(view), block):
             chunk = bytes(view[start:start + block])
-            self.node.write(chunk, self._speed or DT_SPEED_HZ, self._mode)
+            self.node.write(chunk, self._speed, self._mode)
 
     def xfer2(self, data: list[int]) -> list[int]:
         if len(data) > self._block():
             raise OverflowError(f"Argument list size exceeds {self._block()} bytes.")
-        self.node.write(bytes(data), self._speed or DT_SPEED_HZ, self._mode)
+        self.node.write(bytes(data), self._speed, self._mode)
         return [0] * len(data)
 
     def close(self) -> None:
+        """``SpiDev_close``: fd, mode and speed back to those of a new object."""
         self._open = False
+        self._speed = self._mode = 0
 
 
 def module_for(node: SpidevNode) -> types.ModuleType:
