@@ -90,15 +90,15 @@ def _edge_histogram(grey: np.ndarray, kernel: np.ndarray, first: int, count: int
                     ) -> np.ndarray:
     """``blur_sigma``'s histogram of gradient over range at the edges of rows ``first`` to
     ``first + count`` of ``grey`` (the rows round them only give the window its reach)."""
-    height = cv2.morphologyEx(grey, cv2.MORPH_GRADIENT, kernel)
+    rows = slice(first, first + count)
+    height = cv2.morphologyEx(grey, cv2.MORPH_GRADIENT, kernel)[rows]
     # Sobel's 3x3 derivative is 8 times the slope; a quarter of it, the central difference, is
     # twice the slope and never above the edge's height.
-    dx = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3), alpha=0.25)
-    dy = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3), alpha=0.25)
-    ratio = cv2.divide(cv2.max(dx, dy), height, scale=255)[first:first + count]
-    edges = np.greater_equal(height[first:first + count], MIN_EDGE).view(np.uint8)
-    return cv2.calcHist([np.ascontiguousarray(ratio)], [0], np.ascontiguousarray(edges),
-                        [256], [0, 256]).ravel()
+    dx = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 1, 0, ksize=3)[rows], alpha=0.25)
+    dy = cv2.convertScaleAbs(cv2.Sobel(grey, cv2.CV_16S, 0, 1, ksize=3)[rows], alpha=0.25)
+    ratio = cv2.divide(cv2.max(dx, dy), height, scale=255)
+    edges = np.greater_equal(height, MIN_EDGE).view(np.uint8)
+    return cv2.calcHist([ratio], [0], edges, [256], [0, 256]).ravel()
 
 
 def blur_sigma(image: np.ndarray, *, card_px: float | None = None) -> float:
