@@ -64,10 +64,11 @@ def show(device: Device, eye: CameraEye, drawn: Table, read: dict[str, str],
     assert eye.look(), "the eye made no picture of a settled table"
 
 
-def test_tap_a_misread_card_and_an_unread_one_on_the_cameras_view(
-        board: tuple[Device, CameraEye, str], page: Any, tmp_path: Path) -> None:
-    device, eye, url = board
-    shots = Shots(tmp_path)
+def misread_first(device: Device, eye: CameraEye
+                  ) -> tuple[str, str, str, str, str, str, Table]:
+    """A scripted deal played to its starter, then the first card laid read wrongly and
+    stored so, and the eye shown it: the first and second players with the cards they lay,
+    the starter, the misreading and the drawn table."""
     truth, steps = scripted_game(PLAYERS, seed=5)
     device.play(steps[:starter_step(steps) + 1])  # the cut, the deal and the starter
     plays = [e for e in truth if e["type"] == "play"]
@@ -83,6 +84,15 @@ def test_tap_a_misread_card_and_an_unread_one_on_the_cameras_view(
     assert last(device) == {"type": "play", "player": first, "card": misread}
     drawn = Table({first: first_card, second: second_card, "starter": starter})
     show(device, eye, drawn, {first: misread, "starter": starter}, ())
+    return first, first_card, second, second_card, starter, misread, drawn
+
+
+def test_tap_a_misread_card_and_an_unread_one_on_the_cameras_view(
+        board: tuple[Device, CameraEye, str], page: Any, tmp_path: Path) -> None:
+    device, eye, url = board
+    shots = Shots(tmp_path)
+    (first, first_card, second, second_card, starter, misread,
+     drawn) = misread_first(device, eye)
 
     page.goto(url + "eye")  # the link calibrate and doctor --camera print
     expect(page.locator("#pin-dialog")).to_be_visible()  # the camera's view is private
@@ -145,17 +155,8 @@ def test_after_naming_and_correcting_the_view_shows_what_the_game_holds(
     show the cards the game now holds (green, named), not "not read" nor the misreading."""
     device, eye, url = board
     shots = Shots(tmp_path)
-    truth, steps = scripted_game(PLAYERS, seed=5)
-    device.play(steps[:starter_step(steps) + 1])
-    plays = [e for e in truth if e["type"] == "play"]
-    (first, first_card), (second, second_card) = [(e["player"], e["card"]) for e in plays[:2]]
-    starter = next(e["card"] for e in truth if e["type"] == "starter")
-    deal = json.dumps(truth[:next(i for i, e in enumerate(truth) if e["type"] == "crib")])
-    misread = next(f"{rank}{suit}" for rank in "A23456789" for suit in "CDHS"
-                   if f'"{rank}{suit}"' not in deal)
-    device.play([Step(seen=(CardAppeared(Card.parse(misread), first, (), device.clock()),))])
-    drawn = Table({first: first_card, second: second_card, "starter": starter})
-    show(device, eye, drawn, {first: misread, "starter": starter}, ())
+    (first, first_card, second, second_card, starter, misread,
+     drawn) = misread_first(device, eye)
     page.goto(url + "eye")
     page.locator("#pin").fill(PIN)
     page.locator("#pin-ok").click()
