@@ -7,6 +7,7 @@ one way.
 from __future__ import annotations
 
 import random
+import shutil
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,8 +16,9 @@ from typing import Any
 from engine.simulate import simulate_game, simulate_match
 from firmware.store.eventstore import EventStore
 
-__all__ = ["STORE_FILES", "Clock", "Logs", "events_pages", "play_two_matches",
-           "play_with_undos", "power_cut", "two_match_logs"]
+__all__ = ["STORE_FILES", "THREE_MATCHES", "Clock", "Logs", "Truth", "copy_store",
+           "events_pages", "kept", "play_two_matches", "play_with_undos", "power_cut",
+           "three_matches", "two_match_logs"]
 
 Logs = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
@@ -54,16 +56,17 @@ def play_two_matches(store: EventStore, logs: Logs) -> None:
 
 
 def play_with_undos(store: EventStore, rng: random.Random,
-                    tables: Sequence[list[str]]) -> None:
+                    tables: Sequence[list[str]], *, undo_at: int | None = None) -> None:
     """One simulated game for each table of players, each its own match (the first begun
-    with ``append``, the rest with ``start_match``), its middle event undone and played
-    again."""
+    with ``append``, the rest with ``start_match``), its ``undo_at``-th event (default: its
+    middle one) undone and played again."""
     for n, names in enumerate(tables):
         game = simulate_game(rng, names)
         (store.append if n == 0 else store.start_match)(game[0])
+        at = len(game) // 2 if undo_at is None else undo_at
         for i, event in enumerate(game[1:], start=1):
             store.append(event)
-            if i == len(game) // 2:
+            if i == at:
                 store.undo()
                 store.append(event)
 
@@ -109,20 +112,20 @@ def kept(store: EventStore) -> Truth:
 def three_matches(folder: Path, *, seed: int, checkpoint: bool = True) -> Truth:
     """A store ``folder/s.db`` of three whole matches (one game each, an undo in each), all
     in the db file when ``checkpoint``, closed; returns every row. The damage, mishap and
-    chain tests each break a copy of it and compare what is kept with these rows."""
+    chain tests each break a copy of it (``copy_store``) and compare what is kept with these
+    rows."""
     folder.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
     store = EventStore.open(folder / "s.db", clock=Clock())
-    for n, names in enumerate(THREE_MATCHES):
-        game = simulate_game(rng, names)
-        (store.append if n == 0 else store.start_match)(game[0])
-        for i, event in enumerate(game[1:], start=1):
-            store.append(event)
-            if i == 10:
-                store.undo()
-                store.append(event)
+    play_with_undos(store, random.Random(seed), THREE_MATCHES, undo_at=10)
     truth = kept(store)
     if checkpoint:
         store._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     store.close()
     return truth
+
+
+def copy_store(pristine: tuple[Path, ...], to: Path) -> Path:
+    """A copy at ``to`` of the store folder a module's ``pristine`` fixture built (its first
+    item, as ``three_matches`` left it); returns the copy's ``s.db``."""
+    shutil.copytree(pristine[0], to)
+    return to / "s.db"

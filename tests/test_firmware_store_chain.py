@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from storekit import THREE_MATCHES, Clock, Truth, kept
+from storekit import THREE_MATCHES, Clock, Truth, copy_store, kept, play_with_undos
 
 from engine.simulate import simulate_game
 from firmware.store.derived import digest, read_history
@@ -29,24 +29,16 @@ Pristine = tuple[Path, Truth, tuple[object, ...]]
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Pristine:
     """Three whole matches, an undo in each, closed (checkpointed into the file)."""
     folder = tmp_path_factory.mktemp("chain")
-    rng = random.Random(11)
+    # ``three_matches``' store, kept open for its history as well as its rows.
     with EventStore.open(folder / "s.db", clock=Clock()) as store:
-        for n, names in enumerate(THREE_MATCHES):
-            game = simulate_game(rng, names)
-            (store.append if n == 0 else store.start_match)(game[0])
-            for i, event in enumerate(game[1:], start=1):
-                store.append(event)
-                if i == 10:
-                    store.undo()
-                    store.append(event)
+        play_with_undos(store, random.Random(11), THREE_MATCHES, undo_at=10)
         truth = kept(store)
         history = store.matches()
     return folder, truth, history
 
 
 def edited(pristine: Pristine, to: Path, *sql: tuple[str, tuple]) -> Path:
-    shutil.copytree(pristine[0], to)
-    path = to / "s.db"
+    path = copy_store(pristine, to)
     conn = sqlite3.connect(path)
     with conn:
         for statement, values in sql:
@@ -118,7 +110,8 @@ def test_a_row_edited_with_its_crc_recomputed_is_found_and_put_back(pristine: Pr
     assert "event id 7" in words and "changed" in words
 
 
-def test_a_row_moved_to_another_match_is_found_and_put_back(pristine: Pristine, tmp_path: Path) -> None:
+def test_a_row_moved_to_another_match_is_found_and_put_back(pristine: Pristine,
+        tmp_path: Path) -> None:
     truth = pristine[1]
     match, line, at = row(pristine[0] / "s.db", 12)
     assert match == 1
@@ -131,10 +124,10 @@ def test_a_row_moved_to_another_match_is_found_and_put_back(pristine: Pristine, 
     assert "event id 12" in words and "moved" in words
 
 
-def test_the_games_table_rewritten_with_its_digest_is_found(pristine: Pristine, tmp_path: Path) -> None:
-    folder, truth, history = pristine
-    shutil.copytree(folder, tmp_path / "s")
-    path = tmp_path / "s" / "s.db"
+def test_the_games_table_rewritten_with_its_digest_is_found(pristine: Pristine,
+        tmp_path: Path) -> None:
+    _, truth, history = pristine
+    path = copy_store(pristine, tmp_path / "s")
     conn = sqlite3.connect(path)
     with conn:
         stored, _ = read_history(conn, 1)
@@ -203,8 +196,7 @@ def test_an_edited_second_copy_loses_to_the_store(pristine: Pristine, tmp_path: 
     """The copy is checked by the chain too: a copy line edited with its line checksum
     recomputed is the copy's damage, and the store (which agrees with the chain) wins."""
     truth = pristine[1]
-    shutil.copytree(pristine[0], tmp_path / "s")
-    path = tmp_path / "s" / "s.db"
+    path = copy_store(pristine, tmp_path / "s")
     copy = path.with_name("s.db-copy")
     lines = copy.read_bytes().split(b"\n")
     import zlib
@@ -286,7 +278,8 @@ def test_a_power_cut_that_leaves_the_copy_one_row_ahead_keeps_that_row(tmp_path:
         store.append(game[15])
 
 
-def test_a_copy_left_behind_does_not_stand_for_the_store(pristine: Pristine, tmp_path: Path) -> None:
+def test_a_copy_left_behind_does_not_stand_for_the_store(pristine: Pristine,
+        tmp_path: Path) -> None:
     """A copy whose own chain holds but that lacks rows the store's chain names (a write to
     it failed) must not replace the store when the store's chain breaks: the repair keeps
     every row whose checksum holds instead."""

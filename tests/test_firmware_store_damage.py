@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
-from storekit import Clock, Truth, events_pages, kept, three_matches
+from storekit import Clock, Truth, copy_store, events_pages, kept, three_matches
 
 from engine.game import Game
 from engine.simulate import simulate_game
@@ -28,10 +27,6 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Truth]:
     return folder, three_matches(folder, seed=7)
 
 
-def copy(pristine: tuple[Path, Truth], to: Path) -> Path:
-    shutil.copytree(pristine[0], to)
-    return to / "s.db"
-
 
 def flip(path: Path, offset: int, bit: int) -> None:
     data = bytearray(path.read_bytes())
@@ -45,7 +40,7 @@ def test_a_flipped_bit_in_the_schema_page_is_repaired_keeping_every_row(
     create = data.index(b"CREATE TABLE events")
     column = data.index(b"crc", create)
     for name, offset, bit in (("keyword", create + 3, 0x80), ("column", column + 2, 0x01)):
-        path = copy(pristine, tmp_path / name)
+        path = copy_store(pristine, tmp_path / name)
         flip(path, offset, bit)
         with EventStore.open(path, clock=Clock()) as store:  # before: exit 2, no repair
             assert store.recovery is not None, name
@@ -55,7 +50,7 @@ def test_a_flipped_bit_in_the_schema_page_is_repaired_keeping_every_row(
 
 def test_a_flip_in_the_schema_text_sqlite_still_parses_is_not_trusted(
         pristine: tuple[Path, Truth], tmp_path: Path) -> None:
-    path = copy(pristine, tmp_path / "comment")
+    path = copy_store(pristine, tmp_path / "comment")
     data = path.read_bytes()
     flip(path, data.index(b"-- JSON list, seating order") + 4, 0x01)
     with EventStore.open(path, clock=Clock()) as store:  # repaired whole, not trusted
@@ -82,7 +77,7 @@ def leaf_cells(path: Path) -> list[tuple[int, int, int]]:
 def test_a_flipped_rowid_costs_only_its_row_and_reports_no_id_that_never_was(
         pristine: tuple[Path, Truth], tmp_path: Path) -> None:
     truth = pristine[1]
-    path = copy(pristine, tmp_path / "rowid")
+    path = copy_store(pristine, tmp_path / "rowid")
     page, at, rowid = next(c for c in leaf_cells(path) if 40 < c[2] < 120)
     flip(path, (page - 1) * 4096 + at + 1, 0x04)  # quick_check: rowid out of order
     with EventStore.open(path, clock=Clock()) as store:
@@ -93,7 +88,7 @@ def test_a_flipped_rowid_costs_only_its_row_and_reports_no_id_that_never_was(
         assert report.lost == ()
         assert kept(store) == truth
         assert {m.id: len(m.games) for m in store.matches()} == {1: 1, 2: 1, 3: 1}
-    path = copy(pristine, tmp_path / "text")
+    path = copy_store(pristine, tmp_path / "text")
     flip(path, (page - 1) * 4096 + at + 12, 0x04)  # in the row's text: that row is damaged
     copy_path(path).unlink()  # and its second copy gone: only then is it lost
     with EventStore.open(path, clock=Clock()) as store:
@@ -108,7 +103,7 @@ def test_a_flipped_rowid_costs_only_its_row_and_reports_no_id_that_never_was(
 
 def test_damage_in_an_interior_page_keeps_every_row(pristine: tuple[Path, Truth],
                                                     tmp_path: Path) -> None:
-    path = copy(pristine, tmp_path / "interior")
+    path = copy_store(pristine, tmp_path / "interior")
     with sqlite3.connect(path) as conn:
         (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'events'"
                                ).fetchone()
@@ -132,7 +127,7 @@ def test_rows_are_read_from_the_pages_whatever_points_at_them(
 
 def test_an_undone_at_edit_changes_no_game(pristine: tuple[Path, Truth], tmp_path: Path
                                            ) -> None:
-    path = copy(pristine, tmp_path / "undone")
+    path = copy_store(pristine, tmp_path / "undone")
     with EventStore.open(path, readonly=True) as before:
         last = max(pristine[1])
         truth = [(m.id, m.games, m.events) for m in before.matches()]
@@ -174,7 +169,7 @@ def test_an_undo_is_a_checksummed_row_and_the_old_row_is_never_updated(tmp_path:
 def test_an_undo_added_or_removed_is_caught_by_the_mark(pristine: tuple[Path, Truth],
                                                          tmp_path: Path) -> None:
     truth = pristine[1]
-    path = copy(pristine, tmp_path / "removed")
+    path = copy_store(pristine, tmp_path / "removed")
     with sqlite3.connect(path) as conn:
         conn.execute("DELETE FROM undos WHERE id = 3")
         conn.execute("UPDATE events SET undone_at = NULL")
@@ -186,7 +181,7 @@ def test_an_undo_added_or_removed_is_caught_by_the_mark(pristine: tuple[Path, Tr
         assert store.recovery.reason == ("the chain does not hold: undo row 3 was deleted "
                                          "outside the board")
         assert "acknowledged undo(s) could not be kept" in str(store.recovery)
-    path = copy(pristine, tmp_path / "added")
+    path = copy_store(pristine, tmp_path / "added")
     live = sorted(i for i, row in truth.items() if not row[2] and row[0] == 2)
     with sqlite3.connect(path) as conn:  # two forged undos, checksums and all
         for n, event in ((4, live[-1]), (5, live[-2])):
@@ -208,7 +203,7 @@ def test_an_undo_added_or_removed_is_caught_by_the_mark(pristine: tuple[Path, Tr
         assert store.recovery is not None
         assert "never acknowledged were dropped" in str(store.recovery)
         assert store.matches()[1].games
-    path = copy(pristine, tmp_path / "changed")
+    path = copy_store(pristine, tmp_path / "changed")
     with sqlite3.connect(path) as conn:  # the same count, one taking back another event
         event, at = live[-1], 5.0
         conn.execute("UPDATE undos SET event = ?, at = ?, crc = ? WHERE id = 2",
@@ -229,7 +224,7 @@ def test_edited_or_deleted_game_results_are_rebuilt_from_the_events(
                       ("deleted", "DELETE FROM games WHERE match = 2"),
                       ("digest", "DELETE FROM derived"),
                       ("players", "UPDATE matches SET players = '[\"Zed\", \"Bob\"]'")):
-        path = copy(pristine, tmp_path / name)
+        path = copy_store(pristine, tmp_path / name)
         with sqlite3.connect(path) as conn:
             conn.execute(sql)
         conn.close()
@@ -245,7 +240,7 @@ def test_edited_or_deleted_game_results_are_rebuilt_from_the_events(
 def test_a_missing_lost_table_is_made_again(pristine: tuple[Path, Truth], tmp_path: Path
                                             ) -> None:
     for table in ("lost", "games", "matches", "derived"):
-        path = copy(pristine, tmp_path / table)
+        path = copy_store(pristine, tmp_path / table)
         with sqlite3.connect(path) as conn:
             conn.execute("DROP VIEW finished_games")
             conn.execute(f"DROP TABLE {table}")
@@ -310,7 +305,7 @@ def test_a_finished_game_reads_back_after_the_whole_history_is_replayed(
 
 def test_an_undo_row_changed_without_its_checksum_is_damage(pristine: tuple[Path, Truth],
                                                            tmp_path: Path) -> None:
-    path = copy(pristine, tmp_path / "undo")
+    path = copy_store(pristine, tmp_path / "undo")
     with sqlite3.connect(path) as conn:  # the undo now takes back another event
         conn.execute("UPDATE undos SET event = event + 1 WHERE id = 2")
     conn.close()
@@ -323,7 +318,7 @@ def test_an_undo_row_changed_without_its_checksum_is_damage(pristine: tuple[Path
 
 def test_a_damaged_last_row_without_a_mark_is_reported_by_its_id(
         pristine: tuple[Path, Truth], tmp_path: Path) -> None:
-    path = copy(pristine, tmp_path / "last")
+    path = copy_store(pristine, tmp_path / "last")
     last = max(pristine[1])
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = ?", (last,))

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from storekit import Clock, kept, three_matches
+from storekit import Clock, copy_store, kept, three_matches
 
 from engine.simulate import simulate_game
 from firmware.commands.cli import main
@@ -31,10 +31,6 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     folder = tmp_path_factory.mktemp("mishaps")
     return folder, three_matches(folder, seed=11)
 
-
-def copy(pristine: tuple[Path, dict], to: Path) -> Path:
-    shutil.copytree(pristine[0], to)
-    return to / "s.db"
 
 
 def takes_a_change(store: EventStore) -> int:
@@ -54,7 +50,7 @@ def poke(path: Path, offset: int, data: bytes) -> None:
 @pytest.mark.parametrize("bit", range(8))
 def test_a_flipped_bit_in_the_write_version_byte_takes_the_next_change(
         pristine: tuple[Path, dict], tmp_path: Path, bit: int) -> None:
-    path = copy(pristine, tmp_path / "s")
+    path = copy_store(pristine, tmp_path / "s")
     value = path.read_bytes()[18] ^ (1 << bit)
     poke(path, 18, bytes([value]))
     with EventStore.open(path, clock=Clock()) as store:
@@ -68,7 +64,7 @@ def test_a_flipped_user_version_bit_is_read_as_the_schema_it_has(
         pristine: tuple[Path, dict], tmp_path: Path, bit: int) -> None:
     """The schema's text says which version a store is; a version number that disagrees with
     it is damage to the number, put right, never a "newer version" refusal."""
-    path = copy(pristine, tmp_path / "s")
+    path = copy_store(pristine, tmp_path / "s")
     with sqlite3.connect(path) as conn:
         undos = conn.execute("SELECT count(*) FROM undos").fetchone()[0]
     conn.close()
@@ -86,7 +82,7 @@ def test_a_flipped_user_version_bit_is_read_as_the_schema_it_has(
 
 def test_a_store_of_a_newer_schema_is_still_refused(pristine: tuple[Path, dict],
                                                      tmp_path: Path) -> None:
-    path = copy(pristine, tmp_path / "s")
+    path = copy_store(pristine, tmp_path / "s")
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE seats (id INTEGER PRIMARY KEY)")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
@@ -116,7 +112,7 @@ def test_a_read_only_store_file_is_refused_at_open_naming_the_file(
 
 
 def read_only_store(pristine: tuple[Path, dict], tmp_path: Path) -> None:
-    path = copy(pristine, tmp_path / "s")
+    path = copy_store(pristine, tmp_path / "s")
     path.chmod(0o444)
     user, python = None, sys.executable
     if os.geteuid() == 0:  # the venv's interpreter may lie where nobody cannot read it
@@ -210,7 +206,7 @@ def test_the_lock_is_let_go_when_its_process_dies(tmp_path: Path) -> None:
 @pytest.mark.parametrize("lost_id", ["huge", "far"])
 def test_a_lost_id_no_mark_vouches_for_is_damage_not_a_next_id(
         pristine: tuple[Path, dict], tmp_path: Path, lost_id: str) -> None:
-    path = copy(pristine, tmp_path / "s")
+    path = copy_store(pristine, tmp_path / "s")
     last = max(pristine[1])
     bogus = 2**63 - 1 if lost_id == "huge" else last + 100_000
     with sqlite3.connect(path) as conn:
@@ -225,7 +221,7 @@ def test_a_lost_id_no_mark_vouches_for_is_damage_not_a_next_id(
 
 def test_a_lost_id_is_checked_without_a_mark_too(pristine: tuple[Path, dict],
                                                   tmp_path: Path) -> None:
-    path = copy(pristine, tmp_path / "s")
+    path = copy_store(pristine, tmp_path / "s")
     mark_path(path).unlink()
     with sqlite3.connect(path) as conn:
         conn.execute("INSERT INTO lost VALUES (?, '[[1, 1]]', 'missing', 1.0)", (2**63 - 1,))
@@ -238,7 +234,7 @@ def test_a_repair_keeps_telling_systemd_to_wait(pristine: tuple[Path, dict],
                                                 tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    path = copy(pristine, tmp_path / "s")
+    path = copy_store(pristine, tmp_path / "s")
     data = bytearray(path.read_bytes())
     data[-100] ^= 0x10  # a row in the last page: a repair
     path.write_bytes(bytes(data))
@@ -265,7 +261,7 @@ def test_a_damaged_row_is_restored_from_the_second_copy(pristine: tuple[Path, di
                                                         tmp_path: Path) -> None:
     """Issue 60 item 1: a row damaged in the store is taken from its copy, nothing set aside;
     the copy damaged instead is rewritten from the store."""
-    path = copy(pristine, tmp_path / "s")
+    path = copy_store(pristine, tmp_path / "s")
     middle = sorted(pristine[1])[len(pristine[1]) // 3]
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = ?", (middle,))
@@ -274,7 +270,7 @@ def test_a_damaged_row_is_restored_from_the_second_copy(pristine: tuple[Path, di
         assert store.recovery is not None and store.recovery.damaged_at == middle
         assert store.recovery.lost == () and store.recovery.set_aside == ()
         assert kept(store) == pristine[1]
-    path = copy(pristine, tmp_path / "c")
+    path = copy_store(pristine, tmp_path / "c")
     from firmware.store.copy import copy_path
 
     data = bytearray(copy_path(path).read_bytes())

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import pwd
-import shlex
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -210,20 +208,11 @@ def _store(config: DeviceConfig, system: System) -> list[Finding]:
                         starts_anyway=path.exists())]
     # The file too: SQLite opens a read-only file without a word.
     if path.exists() and not system.writable(path):
-        return [Finding("fault", f"store: {_read_only(path, system.uid)}", starts_anyway=True)]
+        from firmware.store.eventstore import read_only_words
+
+        return [Finding("fault", f"store: {read_only_words(path, path, uid=system.uid)}",
+                        starts_anyway=True)]
     return []
-
-
-def _read_only(path: Path, uid: int) -> str:
-    """The board's words for a store file its user cannot write, with the fix."""
-    try:
-        user = pwd.getpwuid(uid).pw_name
-    except KeyError:  # a uid with no name (a container's)
-        user = str(uid)
-    quoted = shlex.quote(str(path))
-    return (f"the event store {str(path)!r} is read-only for user {user}: nothing new can be "
-            f"kept; fix with sudo chown {user} {quoted} or sudo chmod u+w {quoted}, then "
-            "restart the board")
 
 
 def _voice(config: DeviceConfig, system: System) -> list[Finding]:

@@ -822,10 +822,11 @@ def _unwritable(path: Path) -> str | None:
     return None
 
 
-def read_only_words(path: Path, place: Path) -> str:
-    """What the board says of a store this user cannot write, ``place`` being the file or
-    folder in the way, with the two commands that fix it (``doctor`` says the same)."""
-    user = _user()
+def read_only_words(path: Path, place: Path, *, uid: int | None = None) -> str:
+    """What the board says of a store this user (``uid``: that user instead) cannot write,
+    ``place`` being the file or folder in the way, with the two commands that fix it
+    (``doctor`` says the same)."""
+    user = _user(os.geteuid() if uid is None else uid)
     where = "" if place == path else (
         f" (its {'folder' if place.is_dir() else 'file'} {str(place)!r} cannot be written)")
     quoted = shlex.quote(str(place))
@@ -840,11 +841,11 @@ def _removed_words(path: Path) -> str:
             "file back or restart the board, which opens whatever store is there then")
 
 
-def _user() -> str:
+def _user(uid: int) -> str:
     try:
-        return pwd.getpwuid(os.geteuid()).pw_name
+        return pwd.getpwuid(uid).pw_name
     except KeyError:  # a uid with no name (a container's)
-        return str(os.geteuid())
+        return str(uid)
 
 
 def _mounted_read_only(folder: Path) -> bool:
