@@ -42,9 +42,11 @@ def _after_commit(store: EventStore) -> None:
     assert copy is not None
 
     def begin(line: bytes) -> Future[int]:
+        # Written and flushed here, in series with SQLite's commit (just before it: the same
+        # two flushes one after the other), never through ``copy.begin``: that is this patched
+        # one, and the RecursionError would pass for a failed copy (nothing written).
         done: Future[int] = Future()
-        done.set_result(0)
-        copy.add(line)
+        done.set_result(copy._write(line))  # noqa: SLF001
         return done
 
     copy.begin = begin  # type: ignore[method-assign]

@@ -198,10 +198,6 @@ class CopyFile:
         os.ftruncate(self._fd, self._size)
         os.fdatasync(self._fd)
 
-    def add(self, line: bytes) -> None:
-        """Appends one row's line and flushes it to the card, waiting for it."""
-        self.finish(self.begin(line))
-
     def _write(self, line: bytes) -> int:
         written = os.write(self._fd, line)
         os.fdatasync(self._fd)
