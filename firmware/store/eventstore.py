@@ -111,6 +111,15 @@ __all__ = [
 _log = logging.getLogger(__name__)
 
 
+def _copy_not_written(exc: Exception) -> None:
+    """Says in the journal that the last row has no second copy: the event stands (SQLite
+    holds it), and the next open rewrites the copy from the store; said at once, so a
+    failing card shows before a second fault can cost a row."""
+    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+    _log.warning("the event store's second copy could not be written (%s): the last event is "
+                 "kept in the store alone until the next start rewrites the copy", why)
+
+
 class StoreDamagedError(StoreError):
     """A damaged store opened read-only, where it cannot be repaired (see ``EventStore.open``)."""
 
@@ -702,22 +711,18 @@ class EventStore:
             return None
         try:
             return self._copy.begin(line)
-        except (OSError, RuntimeError):
+        except (OSError, RuntimeError) as exc:  # RuntimeError: its writer thread is gone
+            _copy_not_written(exc)
             return None
 
     def _finish_copy(self, pending: Future[int] | None) -> None:
-        """Waits for the row's second copy to be on the card, before it is acknowledged.
-
-        A copy that cannot be written does not refuse the event (SQLite holds it), but the
-        row has one copy until the next open rewrites the copy from the store: said in the
-        journal, so a failing card shows before a second fault can cost a row."""
+        """Waits for the row's second copy to be on the card, before it is acknowledged (one
+        that cannot be written is said, not refused: ``_copy_not_written``)."""
         if self._copy is not None and pending is not None:
             try:
                 self._copy.finish(pending)
             except OSError as exc:
-                _log.warning("the event store's second copy could not be written (%s): the "
-                             "last event is kept in the store alone until the next start "
-                             "rewrites the copy", exc.strerror or exc)
+                _copy_not_written(exc)
 
     def _cancel_copy(self, pending: Future[int] | None) -> None:
         """The commit failed: the copy's line for it is cut off again."""
