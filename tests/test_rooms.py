@@ -36,7 +36,7 @@ ALLOWED: dict[str, frozenset[str]] = {
                                   "firmware.store", "firmware.table", "firmware.web",
                                   "firmware.club"}),
     "firmware.doctor": frozenset({"engine", "hardware", "vision.recognise", "vision.live",
-                                  "firmware.device"}),
+                                  "firmware.device", "firmware.store"}),
     "firmware.demo": frozenset({"engine", "hardware", "vision.recognise", "vision.live",
                                 "vision.drawn", "firmware.store", "firmware.table",
                                 "firmware.web", "firmware.device"}),
