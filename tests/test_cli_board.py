@@ -273,3 +273,24 @@ def test_template_on_letter_as_one_html_file(
     assert "--paper a4 or --paper letter" in capsys.readouterr().err
     assert main(["board", "game.jsonl", "--paper", "a4", "-o", "b.png"]) == 2
     assert "--paper go with --template" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["board", "{log}", "-o", "{missing}/board.png"],
+    ["board", "--template", "-o", "{missing}/t.svg"],
+    ["board", "--template", "--paper", "a4", "-o", "{missing}/t.svg"],
+    ["board", "--template", "--paper", "a4", "-o", "{missing}/t.html"],
+])
+def test_a_missing_output_folder_is_named_not_a_raw_errno(
+        argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A typo in the folder is refused (as export does), not made into a new folder.
+    missing = tmp_path / "no-such"
+    log = write_log(tmp_path, HEELS)
+    assert main([a.format(log=log, missing=missing) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert f"no folder {str(missing)!r}" in err and "Errno" not in err
+    assert not missing.exists()
+    (tmp_path / "a-file").write_text("x")
+    assert main([a.format(log=log, missing=tmp_path / "a-file") for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert f"{str(tmp_path / 'a-file')!r} is a file, not a folder" in err and "Errno" not in err

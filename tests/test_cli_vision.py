@@ -160,3 +160,19 @@ def test_snap_writes_png_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["vision", "snap", "--source", "replay", "--path", str(tmp_path),
                  "-o", str(tmp_path / "x.jpg")]) == 2
     assert ".png" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["vision", "show", "{photo}", "-o", "{missing}/o.png"],
+    ["vision", "snap", "--source", "replay", "--path", "{tmp}", "-o", "{missing}/o.png"],
+    # Named before the photos are read or taught from: no minutes of teaching lost.
+    ["vision", "teach", "{tmp}/absent.jpg", "--suit", "hearts", "-o", "{missing}/deck.npz"],
+])
+def test_a_missing_output_folder_is_named_before_any_work(
+        argv: list[str], photo_dir: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "no-such"
+    filled = [a.format(photo=photo_dir / "a.png", tmp=tmp_path, missing=missing) for a in argv]
+    assert main(filled) == 2
+    err = capsys.readouterr().err
+    assert f"no folder {str(missing)!r}" in err and "Errno" not in err

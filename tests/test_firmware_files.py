@@ -87,3 +87,13 @@ def test_a_new_file_gets_what_the_umask_allows_and_an_old_one_keeps_its_mode(
     kept.chmod(0o604)
     replace_file(kept, b"new\n")
     assert stat.S_IMODE(kept.stat().st_mode) == 0o604
+
+
+def test_a_missing_folder_is_named_in_words(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError) as missing:
+        replace_file(tmp_path / "absent" / "photo.png", b"png")
+    assert str(missing.value) == (f"cannot write {str(tmp_path / 'absent' / 'photo.png')!r}: "
+                                  f"no folder {str(tmp_path / 'absent')!r}")
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(NotADirectoryError, match="plain' is a file, not a folder"):
+        replace_file(tmp_path / "plain" / "photo.png", b"png")

@@ -113,11 +113,12 @@ def run(args: argparse.Namespace) -> int:
     if args.output.suffix.lower() not in PICTURE_SUFFIXES:
         raise UsageError(f"cannot write {str(args.output)!r}: name a .png, .jpg or .jpeg file")
     from firmware.commands.gamelog import load_game
-    from firmware.store.files import replace_file
+    from firmware.store.files import replace_file, require_folder
     from hardware.config import BoardConfig
     from hardware.state import board_state_from_game
     from hardware.strips.simulator import SimulatorStrip
 
+    require_folder(args.output)
     document = read_document(args.config)
     config = BoardConfig.from_config(document)
     game = load_game(args.log)
@@ -170,11 +171,12 @@ def run_template(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot write {str(args.output)!r}: the template is an .svg file "
                          "(or, with --paper a4 or --paper letter, an .html file holding every "
                          "page)")
-    from firmware.store.files import replace_file
+    from firmware.store.files import replace_file, require_folder
     from hardware.config import BoardConfig
     from hardware.template import STRIP_PITCH_MM, make_template
     from hardware.template_pages import PAPER_NAMES, printable_html, tile
 
+    require_folder(args.output)  # every page goes beside it
     document = read_document(args.config)
     layout = chosen_layout(args.layout, document, BoardConfig.from_config(document).layout)
     try:

@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from firmware.store.export import read_export
-    from firmware.store.files import replace_file
+    from firmware.store.files import replace_file, require_folder
 
     exported = read_export(store_path(args.store, args.config), args.match)
     to_stdout = str(args.output) == "-"
@@ -42,9 +42,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--json describes a file written; with -o - the log is the output")
         sys.stdout.write(exported.text)
         return 0
-    if not args.output.parent.is_dir():
-        raise UsageError(f"cannot write {str(args.output)!r}: no folder "
-                         f"{str(args.output.parent)!r}")
+    require_folder(args.output)
     # Through replace_file: never over a FIFO or a device, the umask kept, on disk once said.
     replace_file(args.output, exported.text.encode("utf-8"))
     if args.json:

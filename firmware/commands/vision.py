@@ -115,13 +115,15 @@ def _show(args: argparse.Namespace) -> int:
     import cv2
 
     from firmware.commands.cli import print_json
+    from firmware.store.files import require_folder
     from vision.recognise.draw import draw_detections
     from vision.recognise.imagefile import read_image
     from vision.recognise.photo import PHOTO_ASPECTS, recognise_photo
 
-    image = read_image(args.image)
     if args.output.suffix.lower() != ".png":
         raise ValueError(f"output must be a .png file, got {str(args.output)!r}")
+    require_folder(args.output)
+    image = read_image(args.image)
     detections = recognise_photo(image, deck=_deck(args), min_confidence=_min_conf(args),
                                  aspects=() if args.square_pixels else PHOTO_ASPECTS)
     drawn = draw_detections(image, detections)
@@ -146,10 +148,11 @@ def _snap(args: argparse.Namespace) -> int:
     from firmware.commands.cli import print_json
     from firmware.device.camera_frame import grab_frame
     from firmware.device.config import load_device_config
-    from firmware.store.files import replace_file
+    from firmware.store.files import replace_file, require_folder
 
     if args.output.suffix.lower() != ".png":
         raise ValueError(f"output must be a .png file, got {str(args.output)!r}")
+    require_folder(args.output)
     if args.output.exists() and not args.force:
         raise ValueError(f"{str(args.output)!r} exists: choose another name, or --force")
     image = grab_frame(load_device_config(args.config), source=args.source, path=args.path)
@@ -169,7 +172,7 @@ def _teach(args: argparse.Namespace) -> int:
 
     from firmware.commands.cli import print_json
     from firmware.commands.progress import Progress
-    from firmware.store.files import replace_file
+    from firmware.store.files import replace_file, require_folder
     from vision.recognise.deck import TeachPhoto, load_profile, photo_cards, teach
     from vision.recognise.imagefile import read_image
 
@@ -182,6 +185,7 @@ def _teach(args: argparse.Namespace) -> int:
                          f"got {len(given)}")
     if args.out.suffix.lower() != ".npz":
         raise ValueError(f"output must be a .npz file, got {str(args.out)!r}")
+    require_folder(args.out)  # before the photos are read and taught from
     photos = [TeachPhoto(str(path), read_image(path),
                          photo_cards(cards=cards, suit=suit))
               for path, (_, cards, suit) in zip(args.photos, given, strict=True)]

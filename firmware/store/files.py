@@ -15,7 +15,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["NotAFileError", "fsync_dir", "replace_file"]
+__all__ = ["NotAFileError", "fsync_dir", "replace_file", "require_folder"]
 
 
 class NotAFileError(OSError):
@@ -31,8 +31,9 @@ def replace_file(path: Path, data: bytes, *, check: Callable[[Path], object] | N
     file's permission bits, else it keeps the old file's, or a new file gets
     what the umask allows (as ``open`` would). A symbolic link is followed, so
     the file it names is replaced, not the link; a FIFO, a device or a folder
-    is refused, never replaced by a file. The folder must exist.
+    is refused, never replaced by a file. The folder must exist (``require_folder``).
     """
+    require_folder(path)
     target = Path(os.path.realpath(path))
     try:
         old = os.stat(target)
@@ -61,9 +62,25 @@ def replace_file(path: Path, data: bytes, *, check: Callable[[Path], object] | N
     fsync_dir(target.parent)
 
 
+def require_folder(path: Path) -> None:
+    """Raises, naming the folder, unless ``path``'s folder is there to write it in.
+
+    A command calls it before its slow work, so a typo in ``-o`` costs nothing; the folder is
+    not made, since a mistyped folder is likelier than a wanted new one (as ``cp`` does).
+    """
+    folder = Path(path).parent
+    try:
+        mode = os.stat(folder).st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"cannot write {str(path)!r}: no folder {str(folder)!r}") from None
+    if not stat.S_ISDIR(mode):
+        raise NotADirectoryError(f"cannot write {str(path)!r}: {str(folder)!r} is "
+                                 f"{_kind(mode)}, not a folder")
+
+
 def _kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
-             (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+    kinds = ((stat.S_ISREG, "a file"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
     return next((name for test, name in kinds if test(mode)), "not a plain file")
 
 
