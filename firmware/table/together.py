@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from engine.cards import Card
 from engine.game import Game
 from firmware.table.procedure import place_words
+from vision.live.tracker import TrackerSettings
 from vision.live.zones import CRIB
 
 __all__ = ["HAND", "Together", "judge", "starter_due"]
 
-#: The cards of a hand or crib spread to count (``vision.live.tracker.TrackerSettings``'s
-#: ``complete_size``).
-HAND = 4
+#: The cards of a hand or crib spread to count: as many as make the tracker call an area
+#: complete, taken from it so the two cannot disagree.
+HAND = TrackerSettings().complete_size
 
 
 @dataclass(frozen=True, slots=True)

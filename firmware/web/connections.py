@@ -146,13 +146,13 @@ class StreamSeats:
              ) -> Callable[[], None]:
         number = next(self._numbers)
         with self._lock:
-            ending = []
             own = [n for n, s in self._seats.items() if s.client == client]
+            gone: int | None = None
             if len(own) >= self.per_client:
-                ending.append(own[0])
+                gone = own[0]
             elif not pinned and self._pinless_count() >= self.pinless:
-                ending.append(self._crowded_oldest())
-            for gone in ending:
+                gone = self._crowded_oldest()
+            if gone is not None:
                 self._seats.pop(gone).end()
                 self.ended += 1
             self._seats[number] = _Seat(client, pinned, end)

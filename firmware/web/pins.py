@@ -119,11 +119,12 @@ class PinGuard:
                 self._shrink(now)
             return 401, "wrong PIN"
 
-    def holds_pin(self, client: str) -> bool:
-        """Whether ``client`` gave the right PIN within ``forget_s`` and has given no wrong
+    def holds_pin(self, key: str) -> bool:
+        """Whether the client ``key`` (``client_key``'s, which the caller has already made
+        for its stream's seat) gave the right PIN within ``forget_s`` and has given no wrong
         one since (a phone's event stream cannot carry the PIN: ``EventSource`` sends no
         headers of its own)."""
-        now, key = self.clock(), client_key(client)
+        now = self.clock()
         with self._lock:
             since = self._holders.get(key)
             return since is not None and now - since < self.forget_s and key not in self._clients
