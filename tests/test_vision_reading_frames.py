@@ -232,3 +232,37 @@ def test_a_card_the_recogniser_left_unnamed_is_not_named_by_its_own_runners_up()
     assert combine([unknown]).card is None
     assert combine([unknown, unknown]).card is None
     assert combine([unknown, Detection(six, BOX, 0.9, ())]).card == six
+
+
+class FannedReader:
+    """``SoftMarkReader``'s ``KD`` read sure, and beside it the index of a card fanned under
+    it (``5C``, a fifth of a card to the left: nearer than a third of a card) read unsure,
+    as a fanned hand's lower card often is."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> list[Detection]:
+        self.calls += 1
+        found = []
+        for corners, mark in marked_cards(image):
+            card = Card.from_index(round(mark / 4))
+            found.append(Detection(card, corners, 0.99))
+            if card == KD:
+                under = tuple((x - 16.0, y + 4.0) for x, y in corners)
+                found.append(Detection(Card.parse("5C"), under, 0.8,  # type: ignore[arg-type]
+                                       ((Card.parse("6C"), 0.15),)))
+        return found
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_an_unsure_card_beside_a_sure_one_read_in_the_same_frame_leaves_the_sure_one(
+        repeat: bool) -> None:
+    # The EPFL dev loop at 1280x720 lost 7C (train_03), 3C (train_08) and 10D (train_27) so:
+    # each lay a third of a card from a fanned neighbour read unsure, and when that one's
+    # readings were combined they replaced every reading in its place, the sure one too.
+    recognise = FannedReader()
+    reader = StreamReader(recognise, frame_size=SIZE, learn_art=False)
+    seen = lay_and_watch(reader, recognise, (0.0,), repeat=repeat)  # type: ignore[arg-type]
+    assert seen[-1] == ["5C", "AS", "KD"]
+    assert all("KD" in cards for cards in seen if "5C" in cards)
