@@ -129,7 +129,7 @@ def photos(ap: argparse.ArgumentParser, args: argparse.Namespace, names: list[st
                                                 square_pixels=args.square_pixels)
     report: dict[str, Any] = {"split": args.split, "camera": args.camera,
                               "card_px": args.card_px, "square_pixels": args.square_pixels,
-                              "geometries": results}
+                              "geometries": results, "errata": errata_applied(root, names, args)}
     if args.speed:
         paths = [li.path for name in names for li in load_labels(root / name, split=args.split)]
         report["speed"] = {
@@ -140,7 +140,16 @@ def photos(ap: argparse.ArgumentParser, args: argparse.Namespace, names: list[st
     return report
 
 
+def errata_applied(root: Path, names: list[str], args: argparse.Namespace) -> dict[str, int]:
+    """How many of each set's photos in the split had their labels corrected by the project's
+    errata (``vision/measure/errata.json``): the scores count against the corrected labels."""
+    return {name: sum(li.erratum is not None for li in load_labels(root / name, split=args.split))
+            for name in names}
+
+
 def print_photos(report: dict[str, Any]) -> None:
+    print("labels corrected by vision/measure/errata.json: " + ", ".join(
+        f"{name} {n} photos" for name, n in report["errata"].items()))
     for geometry, sets in report["geometries"].items():
         for name, result in sets.items():
             for r in result if isinstance(result, list) else [result]:

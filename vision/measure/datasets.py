@@ -22,6 +22,7 @@ from typing import Literal
 
 from engine.cards import Card
 from engine.jsontext import JsonTextError, loads
+from vision.measure.errata import ERRATA_PATH, Erratum, apply_errata, read_errata
 
 __all__ = [
     "LabelledImage",
@@ -45,11 +46,13 @@ VALIDATION_DIGITS = "0123"
 
 @dataclass(frozen=True, slots=True)
 class LabelledImage:
-    """One photo: its path, the set of face-up cards, and corner-index boxes where known."""
+    """One photo: its path, the set of face-up cards, and corner-index boxes where known;
+    ``erratum`` the project's correction of its cards where one applied (``errata``)."""
 
     path: Path
     cards: frozenset[Card]
     corner_boxes: tuple[tuple[Card, tuple[float, float, float, float]], ...] = ()
+    erratum: Erratum | None = None
 
 
 def _hash(file_name: str) -> str:
@@ -110,8 +113,12 @@ def _check_file(labels_path: Path, entry: object) -> None:
                          f"not {name!r}")
 
 
-def load_labels(directory: Path, *, split: Split = "all") -> list[LabelledImage]:
-    """Reads ``DIR/labels.json``; a bad card token or a missing key is a ``ValueError``."""
+def load_labels(directory: Path, *, split: Split = "all",
+                errata: Path | None = ERRATA_PATH) -> list[LabelledImage]:
+    """Reads ``DIR/labels.json``; a bad card token or a missing key is a ``ValueError``.
+
+    The ``errata`` file's corrections for this dataset (the folder's name) are applied to
+    the cards (``vision.measure.errata``; None applies none)."""
     labels_path = Path(directory) / "labels.json"
     try:
         data = loads(labels_path.read_text(encoding="utf-8"))
@@ -123,19 +130,25 @@ def load_labels(directory: Path, *, split: Split = "all") -> list[LabelledImage]
     for entry in data["images"]:
         _check_file(labels_path, entry)
     test = held_out_names([entry["file"] for entry in data["images"]])
+    labelled: dict[str, frozenset[Card]] = {}
     for entry in data["images"]:
         try:
-            name = entry["file"]
-            cards = frozenset(Card.parse(c) for c in entry["cards"])
+            labelled[entry["file"]] = frozenset(Card.parse(c) for c in entry["cards"])
         except (KeyError, TypeError) as exc:
             raise ValueError(
                 f"{labels_path}: image entry without 'file' and 'cards': {entry!r}"
             ) from exc
+    corrected = apply_errata(Path(directory).name, labelled,
+                             read_errata(errata) if errata is not None else ())
+    for entry in data["images"]:
+        name = entry["file"]
+        cards, erratum = corrected.get(name, (labelled[name], None))
         if not _in_split(name, name in test, split):
             continue
         boxes = tuple(
             (Card.parse(b["card"]), tuple(float(v) for v in b["box"]))
             for b in entry.get("corner_boxes", ())
         )
-        out.append(LabelledImage(Path(directory) / name, cards, boxes))  # type: ignore[arg-type]
+        out.append(LabelledImage(Path(directory) / name, cards, boxes,  # type: ignore[arg-type]
+                                 erratum))
     return out
