@@ -316,3 +316,114 @@ def test_a_store_its_user_cannot_write_is_read_with_real_permissions(what: str) 
     first, refused = done.stdout.splitlines()
     assert first.startswith(f"12 the event store {str(store)!r} is read-only for user {name}")
     assert refused.startswith("refused: ") and "then restart the board" in refused
+
+
+def _served_read_only(store: Path, monkeypatch: pytest.MonkeyPatch) -> EventStore:
+    """The store opened as ``run`` opens one its user cannot write; the fault put right as
+    this returns (the file writable again)."""
+    with monkeypatch.context() as patch, read_only(store, patch):
+        opened = EventStore.open(store, clock=Clock(1_800_000_000.0), fallback_readonly=True)
+        assert opened.unwritable is not None
+        with pytest.raises(StoreUnwritable):
+            opened.undo()
+    return opened
+
+
+def test_a_read_only_store_takes_changes_again_once_put_right_under_its_lock(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fault fixed while the board runs (chmod, chown, a remount): the next change is
+    kept, with its second copy and chain, as after a restart; no restart needed."""
+    from firmware.store.copy import copy_path, intact, read_copy
+    from firmware.store.lock import hold
+
+    store = tmp_path / "events.sqlite3"
+    stored(store)
+    moves = simulate_game(random.Random(5), ["Ann", "Bob"])
+    with hold(store):
+        served_store = _served_read_only(store, monkeypatch)
+        served_store.append(moves[12])
+        assert served_store.unwritable is None and not served_store.readonly
+        served_store.undo()
+        served_store.append(moves[12])
+        served_store.append(moves[13])
+        served_store.close()
+    with EventStore.open(store) as after:
+        assert after.recovery is None and not after.notes
+        assert len(after.lines) == 14
+    copy = read_copy(copy_path(store))
+    assert intact(copy) and len(copy.rows) == 15 and len(copy.undos) == 1
+
+
+def test_a_read_only_store_stays_read_only_where_switching_back_is_not_safe(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the store's lock (a second board may serve it too), or when the store changed
+    on the card meanwhile (the game shown is no longer the one stored), the board says to
+    restart rather than write over what it has not read."""
+    from firmware.store.lock import hold
+
+    store = tmp_path / "events.sqlite3"
+    rev = stored(store)
+    moves = simulate_game(random.Random(5), ["Ann", "Bob"])
+    unlocked = _served_read_only(store, monkeypatch)
+    before = unlocked.unwritable
+    assert not unlocked.writable_again()
+    with pytest.raises(StoreUnwritable, match="holds no lock on it.*restart the board"):
+        unlocked.append(moves[12])
+    assert unlocked.unwritable != before and unlocked.readonly
+    unlocked.close()
+    with hold(store):
+        stale = _served_read_only(store, monkeypatch)
+        with EventStore.open(store) as other:  # written by another hand meanwhile
+            other.append(moves[12])
+        with pytest.raises(StoreUnwritable, match="changed on the card.*restart the board"):
+            stale.append(moves[13])
+        assert stale.readonly and revision(stale) == rev
+        stale.close()
+    with EventStore.open(store) as after:
+        assert len(after.lines) == 13 and after.recovery is None
+
+
+def test_the_board_says_once_that_its_store_takes_changes_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Looked at every few seconds while the board serves the store read-only, so the table
+    hears it before the next card, and the page's status is the game's again."""
+    from firmware.device.loop import STORE_RECHECK_S
+    from firmware.store.lock import hold
+
+    store = tmp_path / "events.sqlite3"
+    truth, steps = scripted_game()
+    with EventStore.open(store, clock=Clock()) as writing:
+        writing.append(truth[0])
+    said: list[Feedback] = []
+    layout = per_side_tracks(3)
+    clock = SteppedClock()
+    tracker = ScriptedTracker()
+    with hold(store):
+        with monkeypatch.context() as patch, read_only(store, patch):
+            opened = EventStore.open(store, fallback_readonly=True)
+            loop = DeviceLoop(store=opened, flow=TableFlow(("Ann", "Bob"), {}),
+                              strip=SimulatorStrip(layout), renderer=Renderer(layout),
+                              clock=clock, source=BlankCamera(clock),
+                              recognise=lambda image: [], tracker=tracker,
+                              on_feedback=said.append)
+            loop.start()
+            loop.step()
+        assert opened.unwritable is not None
+        for _ in range(3):
+            clock.advance(STORE_RECHECK_S)
+            loop.step()
+        back = [f for f in said if "can be written again" in f.text]
+        assert [f.kind for f in back] == ["say"], said
+        assert opened.unwritable is None
+        told = len(said)
+        for step in steps[:6]:  # the cut and the deal the camera sees, kept this time
+            if step.press is not None:
+                loop.feed([ButtonAction(step.press, step.value, clock())])
+            else:
+                tracker.push(step.seen)
+            loop.step()
+            clock.advance(1.0)
+        assert len(opened.lines) > 1 and not any("Not stored" in f.text for f in said[told:])
+        opened.close()
+    with EventStore.open(store) as after:
+        assert after.lines == opened.lines and after.recovery is None

@@ -11,8 +11,9 @@ fallback: a board that silently runs on a simulator looks dead at the table.
 
 A store it cannot write (its file or folder read-only for the board's user) is served
 read-only: the board shows the game as stored, says once what is wrong and the fix, and
-refuses every change with those words; a second ``run`` on one store is refused at start,
-naming the first (``firmware.store.lock``).
+refuses every change with those words until the fault is put right: then it takes changes
+again, and says so once (``EventStore.writable_again``, under the store's lock); a second
+``run`` on one store is refused at start, naming the first (``firmware.store.lock``).
 
 Under systemd (``Type=notify``) it says READY=1 once the store is replayed
 and the board shows the game, pings the watchdog from the loop, and says

@@ -85,6 +85,12 @@ Recogniser = Callable[[Any], Sequence[Seen]]
 # Reads a whole camera Frame (both its streams): ``vision.live.motion.StreamReader``.
 Reader = Callable[[CameraFrame], Sequence[Seen]]
 
+#: How often (seconds of the loop's clock) a store served read-only is asked whether it can be
+#: written again: a few system calls while its fault stands (``EventStore.writable_again``).
+STORE_RECHECK_S = 5.0
+#: What the table hears, once, when it can.
+WRITABLE_AGAIN = "The event store can be written again: changes are kept from now on."
+
 
 class Panel(Protocol):
     """What the loop needs of the buttons (``hardware.buttons.ButtonPanel`` fits)."""
@@ -278,6 +284,7 @@ class DeviceLoop:
         self._history_key: tuple[Any, ...] | None = None
         # The cards the reader took for the table's art as it first settled (said once).
         self._at_start: tuple[Seen, ...] | None = None
+        self._store_looked = float("-inf")
 
     # -- start -----------------------------------------------------------------------------
 
@@ -305,6 +312,7 @@ class DeviceLoop:
     def step(self) -> None:
         """One turn of the loop: camera, buttons, clock, board, voice, watchdog."""
         now = self.clock()
+        self._look_at_store(now)
         items = self._camera(now)
         # The cards of one change, judged together before any is taken (TableFlow.together).
         laid = [item for item in items if isinstance(item, CardAppeared)]
@@ -446,11 +454,31 @@ class DeviceLoop:
         """Stores what the flow proposed (durably), then lets the flow speak about it;
         ``hush``: a refusal by the store is already said, and the rest would tell of a
         change that did not happen, so nothing of it is told."""
+        was = getattr(self.store, "unwritable", None)
         said = apply_outcome(self.store, self.flow, outcome, now)
+        self._say_store_change(was)
         if hush and any(f.kind == "flash" and f.text.startswith(NOT_STORED) for f in said):
             return
         for item in said:
             self._tell(item)
+
+    def _look_at_store(self, now: float) -> None:
+        """Asks a store served read-only every ``STORE_RECHECK_S`` whether it can be written
+        again, so the table hears it before its next change (which asks too)."""
+        was = getattr(self.store, "unwritable", None)
+        if was is None or now - self._store_looked < STORE_RECHECK_S:
+            return
+        self._store_looked = now
+        self.store.writable_again()
+        self._say_store_change(was)
+
+    def _say_store_change(self, was: str | None) -> None:
+        """Says once that a store served read-only (``was``: its words) takes changes again,
+        or its new words when only a restart will do."""
+        now = getattr(self.store, "unwritable", None)
+        if was is not None and now != was:
+            self._tell(Feedback("say", WRITABLE_AGAIN if now is None else now),
+                       level=logging.INFO if now is None else logging.ERROR)
 
     def _tell(self, item: Feedback, *, level: int = logging.INFO) -> None:
         """Acts on one piece of feedback and logs it; the device's own trouble (camera,

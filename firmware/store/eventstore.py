@@ -76,6 +76,7 @@ from firmware.store.derived import (
     write_history,
 )
 from firmware.store.header import put_right_versions
+from firmware.store.lock import holds
 from firmware.store.mark import Mark, MarkFile, mark_path, read_mark
 from firmware.store.repair import (
     Damage,
@@ -213,6 +214,8 @@ class EventStore:
         self.readonly = readonly
         # Why a store opened with ``fallback_readonly`` cannot be written (None: it can).
         self.unwritable: str | None = None
+        # Whether ``writable_again`` may still switch it back (no: it said to restart).
+        self._may_reopen = True
         # The file SQLite has open: a store removed or replaced while open is never written
         # (SQLite would go on into the deleted file, and every change would be gone at restart).
         self._identity = _identity(path)
@@ -579,6 +582,50 @@ class EventStore:
         self._game = Game.replay(self._lines)
         return StoredEvent(event_id, match, line, found[0], now)
 
+    def writable_again(self) -> bool:
+        """Switches a store served read-only (``unwritable``) back to writing once its fault
+        is put right, as a restart would open it (verified, its second copy rewritten where it
+        differs), and says True; False while the fault stands (a look as cheap as at open).
+
+        Only where that is safe: this process holds the store's lock (``lock.holds``: no
+        second board writes it) and the store on the card is still the one served (the same
+        file, undamaged, no row added or undone since). Else ``unwritable`` says so and to
+        restart, and it is not tried again. Changes call it; the loop every few seconds.
+        """
+        if self.unwritable is None or not self._may_reopen or _unwritable(self.path):
+            return False
+        if not holds(self.path):
+            return self._restart_needed("this board holds no lock on it (none could be made "
+                                        "when it started), so another may be serving it")
+        if _identity(self.path) != self._identity:
+            return self._restart_needed("it was replaced on the card meanwhile")
+        try:
+            # Checked before opening to write, which would repair a damaged store here.
+            _check_copy(self.path, verified_rows(self.path, read_mark(mark_path(self.path))))
+            fresh = EventStore.open(self.path, clock=self._clock)
+        except Damage as damage:
+            return self._restart_needed(f"it is damaged ({damage.reason}), which a restart "
+                                        "repairs")
+        except StorageFull:
+            return False  # a passing fault: tried again with the next look
+        except StoreError as exc:
+            return self._restart_needed(str(exc))
+        if (fresh._last_id, len(fresh._undos), fresh._lines) \
+                != (self._last_id, len(self._undos), self._lines):
+            fresh.close()
+            return self._restart_needed("it changed on the card while the board served it "
+                                        "read-only (a row added or undone)")
+        served = self._conn
+        vars(self).update(vars(fresh))  # the store as a restart opens it, in this object
+        served.close()
+        return True
+
+    def _restart_needed(self, why: str) -> bool:
+        self._may_reopen = False
+        self.unwritable = (f"the event store {str(self.path)!r} can be written again, but "
+                           f"{why}: nothing new can be kept; restart the board")
+        return False
+
     # -- history ---------------------------------------------------------------
 
     def lost(self) -> tuple[LostEvent, ...]:
@@ -619,7 +666,7 @@ class EventStore:
     # -- internals -------------------------------------------------------------
 
     def _writable(self) -> None:
-        if self.unwritable is not None:
+        if self.unwritable is not None and not self.writable_again():
             raise StoreUnwritable(self.unwritable)
         if self.readonly:
             raise StoreError(f"event store {str(self.path)!r} is open read-only")

@@ -22,7 +22,13 @@ from pathlib import Path
 
 from firmware.store.schema import StoreError
 
-__all__ = ["StoreInUse", "hold", "lock_path"]
+__all__ = ["StoreInUse", "hold", "holds", "lock_path"]
+
+# The locks this process holds (``hold``), by the lock file's real path: a store served
+# read-only takes changes again only under its lock (``EventStore.writable_again``). Why not
+# ask the kernel: a second ``flock`` from this process on another descriptor is refused just
+# as another process's is, so only the holder knows it holds it.
+_HELD: set[str] = set()
 
 
 class StoreInUse(StoreError):
@@ -53,6 +59,7 @@ def hold(store: Path | str) -> Iterator[None]:
     if fd is None:  # no lock file, and none can be made: then no writer holds one either
         yield
         return
+    held = os.path.realpath(path)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -65,9 +72,19 @@ def hold(store: Path | str) -> Iterator[None]:
         with contextlib.suppress(OSError):  # a lock opened read-only names no pid
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        yield
+        _HELD.add(held)
+        try:
+            yield
+        finally:
+            _HELD.discard(held)
     finally:
         os.close(fd)  # closing the last descriptor lets go of the lock
+
+
+def holds(store: Path | str) -> bool:
+    """Whether this process holds the lock of the store at ``store`` (``hold``), so no other
+    ``run`` can be writing it."""
+    return os.path.realpath(lock_path(Path(store))) in _HELD
 
 
 def _read_only(path: Path) -> int | None:
