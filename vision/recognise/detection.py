@@ -36,6 +36,7 @@ from vision.recognise.focus import (
 )
 from vision.recognise.frames import check_frame
 from vision.recognise.geometry import points_in_quad
+from vision.recognise.ink_colour import colour_checked
 from vision.recognise.whole_cards import CardQuad, corner_patches, find_card_quads, read_card
 
 __all__ = ["Detection", "recognise", "CameraRecogniser", "DEFAULT_MIN_CONFIDENCE", "card_outline",
@@ -240,7 +241,8 @@ def recognise(
     if len(cand) == 0:
         detections.sort(key=lambda d: -d.confidence)
         return detections
-    scores = classify(cand.patches, model_path=model_path, deck=deck)
+    # Red ink is never a club or a spade (ink_colour: a heart's small index read as a spade).
+    scores = colour_checked(cand.patches, classify(cand.patches, model_path=model_path, deck=deck))
     indices = _read_indices(cand, scores.rank, scores.suit)
     by_card: dict[Card, list[_Index]] = {}
     unknown: list[_Index] = []
@@ -305,7 +307,8 @@ def _whole_cards(image: np.ndarray, quads: list[CardQuad], *, model_path: str,
     sizes = [len(p[0]) for p in parts]
     if sum(sizes) == 0:
         return out
-    scores = classify(np.concatenate([p[0] for p in parts]), model_path=model_path, deck=deck)
+    patches = np.concatenate([p[0] for p in parts])
+    scores = colour_checked(patches, classify(patches, model_path=model_path, deck=deck))
     start = 0
     for q, ((_, ids, orients), n) in enumerate(zip(parts, sizes, strict=True)):
         if n:
