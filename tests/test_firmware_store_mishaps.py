@@ -312,3 +312,95 @@ def test_a_copy_that_cannot_be_written_is_said_and_put_right_at_the_next_open(
             store.notes
     copy_lines = copy_module.copy_path(path).read_bytes().splitlines()
     assert len(copy_lines) >= 6
+
+
+def test_a_copy_that_cannot_be_opened_at_start_leaves_a_board_that_takes_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second copy this user cannot write (made by root, say) no longer stops the board
+    starting: the events are kept in the store alone, and the store's words say so."""
+    import errno
+
+    from firmware.store import copy as copy_module
+
+    events = simulate_game(random.Random(3), ["Ann", "Bob"])[:4]
+    path = tmp_path / "events.sqlite3"
+    with EventStore.open(path, clock=Clock()) as store:
+        store.append(events[0])
+        assert store.copy_trouble is None
+
+    def refused(cls: object, where: Path) -> object:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(copy_module.CopyFile, "open", classmethod(refused))
+        with EventStore.open(path, clock=Clock()) as store:
+            words = store.copy_trouble or ""
+            assert "second copy could not be written (Permission denied)" in words
+            assert str(copy_module.copy_path(path)) in words and "store alone" in words
+            store.append(events[1])
+    with EventStore.open(path, clock=Clock()) as store:  # put right: the copy rewritten
+        assert store.recovery is None and store.copy_trouble is None
+        assert len(store.lines) == 2
+
+
+def test_the_board_says_once_that_its_copy_fell_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not only the journal: aloud and on the page (the loop's feedback), once however many
+    events then go without their copy."""
+    import errno
+
+    from webrig import scripted_game
+
+    from firmware.demo.scripted_table import BlankCamera, ScriptedTracker, SteppedClock
+    from firmware.device.loop import DeviceLoop
+    from firmware.store import copy as copy_module
+    from firmware.table.flow import ButtonAction, Feedback, TableFlow
+    from hardware.layout import per_side_tracks
+    from hardware.render import Renderer
+    from hardware.strips.simulator import SimulatorStrip
+
+    truth, steps = scripted_game()
+    store = EventStore.open(tmp_path / "events.sqlite3", clock=Clock())
+    store.append(truth[0])
+    said: list[Feedback] = []
+    layout = per_side_tracks(3)
+    clock = SteppedClock()
+    tracker = ScriptedTracker()
+    loop = DeviceLoop(store=store, flow=TableFlow(("Ann", "Bob"), {}),
+                      strip=SimulatorStrip(layout), renderer=Renderer(layout), clock=clock,
+                      source=BlankCamera(clock), recognise=lambda image: [], tracker=tracker,
+                      on_feedback=said.append)
+    loop.start()
+
+    def failing(self: object, line: bytes) -> int:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(copy_module.CopyFile, "_write", failing)
+    for step in steps[:6]:  # the cut and the deal: several events, none with its copy
+        if step.press is not None:
+            loop.feed([ButtonAction(step.press, step.value, clock())])
+        else:
+            tracker.push(step.seen)
+        loop.step()
+        clock.advance(1.0)
+    assert len(store.lines) > 2
+    told = [f for f in said if "second copy" in f.text]
+    assert [f.kind for f in told] == ["say"] and "store alone" in told[0].text, said
+    store.close()
+
+
+def test_doctor_names_a_second_copy_the_board_cannot_write(tmp_path: Path) -> None:
+    from firmware.doctor.checks import System, check
+    from firmware.store.copy import copy_path
+
+    store = tmp_path / "events.sqlite3"
+    with EventStore.open(store, clock=Clock()):
+        pass
+    config_file = tmp_path / "device.toml"
+    config_file.write_text(f'[store]\npath = "{store}"\n')
+    copy = copy_path(store)
+    findings = check(config_file, system=System(writable=lambda p: Path(p) != copy))
+    about = [f for f in findings if "second copy" in f.text]
+    assert len(about) == 1 and about[0].level == "fault" and about[0].starts_anyway, findings
+    assert str(copy) in about[0].text and "store alone" in about[0].text
+    assert about[0].starts_as == "keeps each event in the store alone"  # not "read-only"

@@ -78,7 +78,7 @@ def _doctor(args: argparse.Namespace) -> int:
                          f"positive, not {args.step_ms!r} and {args.button_timeout!r}")
     findings = check(args.config)
     if args.before_start:
-        findings = [Finding("note", f"{f.text} (the board starts and serves it read-only)")
+        findings = [Finding("note", f"{f.text} (the board starts and {f.starts_as})")
                     if f.starts_anyway else f for f in findings]
     faults = [f.text for f in findings if f.level == "fault"]
     report: dict[str, Any] = {"config": str(args.config), "ok": not faults, "faults": faults,

@@ -295,9 +295,11 @@ class DeviceLoop:
         self._shown = None
         if self.store.recovery is not None:  # said aloud and on the page (run logs it too)
             self._tell(Feedback("say", self.store.recovery.words()))
-        unwritable = getattr(self.store, "unwritable", None)
+        unwritable, copy = self._store_faults()
         if unwritable is not None:  # served read-only: aloud, on the page and in the journal
             self._tell(Feedback("say", unwritable), level=logging.ERROR)
+        if copy is not None:  # a second copy that could not be opened: the same three ways
+            self._tell(Feedback("say", copy), level=logging.WARNING)
         if self.camera_off is not None:  # aloud and on the page: the table must not wait on it
             self._tell(Feedback("say", f"Camera off: {self.camera_off}. Enter the cards by hand."),
                        level=logging.WARNING)
@@ -454,7 +456,7 @@ class DeviceLoop:
         """Stores what the flow proposed (durably), then lets the flow speak about it;
         ``hush``: a refusal by the store is already said, and the rest would tell of a
         change that did not happen, so nothing of it is told."""
-        was = getattr(self.store, "unwritable", None)
+        was = self._store_faults()
         said = apply_outcome(self.store, self.flow, outcome, now)
         self._say_store_change(was)
         if hush and any(f.kind == "flash" and f.text.startswith(NOT_STORED) for f in said):
@@ -465,20 +467,28 @@ class DeviceLoop:
     def _look_at_store(self, now: float) -> None:
         """Asks a store served read-only every ``STORE_RECHECK_S`` whether it can be written
         again, so the table hears it before its next change (which asks too)."""
-        was = getattr(self.store, "unwritable", None)
-        if was is None or now - self._store_looked < STORE_RECHECK_S:
+        was = self._store_faults()
+        if was[0] is None or now - self._store_looked < STORE_RECHECK_S:
             return
         self._store_looked = now
         self.store.writable_again()
         self._say_store_change(was)
 
-    def _say_store_change(self, was: str | None) -> None:
-        """Says once that a store served read-only (``was``: its words) takes changes again,
-        or its new words when only a restart will do."""
-        now = getattr(self.store, "unwritable", None)
-        if was is not None and now != was:
-            self._tell(Feedback("say", WRITABLE_AGAIN if now is None else now),
-                       level=logging.INFO if now is None else logging.ERROR)
+    def _store_faults(self) -> tuple[str | None, str | None]:
+        """The store's words for what it cannot do now: keep a change (``unwritable``), keep
+        each event's second copy (``copy_trouble``); None for what it can."""
+        return (getattr(self.store, "unwritable", None),
+                getattr(self.store, "copy_trouble", None))
+
+    def _say_store_change(self, was: tuple[str | None, str | None]) -> None:
+        """Says once what changed since ``was`` (``_store_faults``): a store served read-only
+        takes changes again (or only a restart will do), or its second copy fell behind."""
+        unwritable, copy = self._store_faults()
+        if was[0] is not None and unwritable != was[0]:
+            self._tell(Feedback("say", WRITABLE_AGAIN if unwritable is None else unwritable),
+                       level=logging.INFO if unwritable is None else logging.ERROR)
+        if copy is not None and copy != was[1]:
+            self._tell(Feedback("say", copy), level=logging.WARNING)
 
     def _tell(self, item: Feedback, *, level: int = logging.INFO) -> None:
         """Acts on one piece of feedback and logs it; the device's own trouble (camera,

@@ -31,11 +31,13 @@ class Finding:
 
     ``starts_anyway`` marks a fault the board runs through in a lesser way (a store it
     cannot write is served read-only and says so): ``doctor`` by hand fails on it, but the
-    unit's start check (``doctor --before-start``) lets the board come up and say it."""
+    unit's start check (``doctor --before-start``) lets the board come up and say it;
+    ``starts_as`` says how it runs then."""
 
     level: Level
     text: str
     starts_anyway: bool = False
+    starts_as: str = "serves it read-only"
 
     def __str__(self) -> str:
         return f"{self.level}: {self.text}"
@@ -212,6 +214,16 @@ def _store(config: DeviceConfig, system: System) -> list[Finding]:
 
         return [Finding("fault", f"store: {read_only_words(path, path, uid=system.uid)}",
                         starts_anyway=True)]
+    # And its second copy: the board runs without it, each event in the store alone.
+    from firmware.store.copy import copy_path
+
+    copy = copy_path(path)
+    if copy.exists() and not system.writable(copy):
+        from firmware.store.eventstore import copy_trouble_words
+
+        return [Finding("fault", "store: " + copy_trouble_words(copy, "not writable by this "
+                                                                      "user"),
+                        starts_anyway=True, starts_as="keeps each event in the store alone")]
     return []
 
 

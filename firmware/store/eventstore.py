@@ -106,19 +106,20 @@ from firmware.store.schema import (
 __all__ = [
     "EventStore", "Appended", "Recovery", "LostEvent", "StoredEvent", "MatchSummary",
     "GameSummary", "StoreError", "StoreDamagedError", "StorageFull", "SCHEMA_VERSION",
-    "StoreUnwritable", "NOT_STORED", "read_only_words",
+    "StoreUnwritable", "NOT_STORED", "read_only_words", "copy_trouble_words",
 ]
 
 _log = logging.getLogger(__name__)
 
 
-def _copy_not_written(exc: Exception) -> None:
-    """Says in the journal that the last row has no second copy: the event stands (SQLite
-    holds it), and the next open rewrites the copy from the store; said at once, so a
-    failing card shows before a second fault can cost a row."""
-    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-    _log.warning("the event store's second copy could not be written (%s): the last event is "
-                 "kept in the store alone until the next start rewrites the copy", why)
+def copy_trouble_words(copy: Path, why: object) -> str:
+    """What the board, the journal and the doctor say of a second copy that cannot be
+    written (``why``): the events stand (SQLite holds them), in the store alone, and the next
+    open rewrites the copy from the store."""
+    return (f"the event store's second copy could not be written ({why}): events are kept in "
+            f"the store alone, with no second copy for a repair to take one from, until the "
+            f"board restarts and rewrites {str(copy)!r}; if it goes on, check the card (sudo "
+            "dmesg) and that the board's user can write that file")
 
 
 class StoreDamagedError(StoreError):
@@ -239,6 +240,8 @@ class EventStore:
                                   undo_chain(self._undos))
         self._mark: MarkFile | None = None
         self._copy: CopyFile | None = None
+        # Why an event went without its second copy since the store opened (None: none did).
+        self.copy_trouble: str | None = None
         self._unsynced = 0
         if not readonly:
             self._mark = MarkFile.open(mark_path(path))
@@ -410,11 +413,12 @@ class EventStore:
             write_chain(conn, links)
         return links
 
-    def _open_copy(self, rows: list[Row], loaded: Loaded) -> CopyFile:
+    def _open_copy(self, rows: list[Row], loaded: Loaded) -> CopyFile | None:
         """The second copy, rewritten from the store first where it differs (damaged, cut,
         missing, or made before there were copies or the chain: an older store gets one at
         its first open). Rows only the copy holds were taken into the store before this
-        (``open``); a copy edited against the chain loses to the store, which keeps it."""
+        (``open``); a copy edited against the chain loses to the store, which keeps it. One
+        that cannot be written is said, and the store is kept without it (None)."""
         where = copy_path(self.path)
         records: list[Record] = [*(replace(r, undone_at=None) for r in rows), *self._undos,
                                  *loaded.losts]
@@ -422,15 +426,19 @@ class EventStore:
         chained = [(held[(link.kind, link.ref)], link) for link in self._links]
         expected = contents(chained)
         try:
-            found = where.read_bytes()
-        except FileNotFoundError:
-            found = b""
-        if found != expected:
-            if found and loaded.links is not None:
-                self.notes = (*self.notes, "the event store's second copy differed from the "
-                              "store and was rewritten from it")
-            rewrite(where, chained)
-        return CopyFile.open(where)
+            try:
+                found = where.read_bytes()
+            except FileNotFoundError:
+                found = b""
+            if found != expected:
+                if found and loaded.links is not None:
+                    self.notes = (*self.notes, "the event store's second copy differed from "
+                                  "the store and was rewritten from it")
+                rewrite(where, chained)
+            return CopyFile.open(where)
+        except OSError as exc:
+            self._copy_not_written(exc)
+            return None
 
     def _link(self, conn: sqlite3.Connection, record: Record, history: MatchHistory) -> Link:
         """The next link, for ``record`` just written in ``conn``'s transaction and its
@@ -759,7 +767,7 @@ class EventStore:
         try:
             return self._copy.begin(line)
         except (OSError, RuntimeError) as exc:  # RuntimeError: its writer thread is gone
-            _copy_not_written(exc)
+            self._copy_not_written(exc)
             return None
 
     def _finish_copy(self, pending: Future[int] | None) -> None:
@@ -769,7 +777,17 @@ class EventStore:
             try:
                 self._copy.finish(pending)
             except OSError as exc:
-                _copy_not_written(exc)
+                self._copy_not_written(exc)
+
+    def _copy_not_written(self, exc: Exception) -> None:
+        """Says in the journal that a row has no second copy, at once, so a failing card shows
+        before a second fault can cost a row; ``copy_trouble`` keeps the first such words
+        for the board to say once (``firmware.device.loop``)."""
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        words = copy_trouble_words(copy_path(self.path), why)
+        _log.warning("%s", words)
+        if self.copy_trouble is None:
+            self.copy_trouble = words
 
     def _cancel_copy(self, pending: Future[int] | None) -> None:
         """The commit failed: the copy's line for it is cut off again."""
