@@ -349,41 +349,22 @@ def test_the_board_says_once_that_its_copy_fell_behind(
     events then go without their copy."""
     import errno
 
-    from webrig import scripted_game
+    from webrig import TableRig, scripted_game
 
-    from firmware.demo.scripted_table import BlankCamera, ScriptedTracker, SteppedClock
-    from firmware.device.loop import DeviceLoop
     from firmware.store import copy as copy_module
-    from firmware.table.flow import ButtonAction, Feedback, TableFlow
-    from hardware.layout import per_side_tracks
-    from hardware.render import Renderer
-    from hardware.strips.simulator import SimulatorStrip
 
     truth, steps = scripted_game()
     store = EventStore.open(tmp_path / "events.sqlite3", clock=Clock())
     store.append(truth[0])
-    said: list[Feedback] = []
-    layout = per_side_tracks(3)
-    clock = SteppedClock()
-    tracker = ScriptedTracker()
-    loop = DeviceLoop(store=store, flow=TableFlow(("Ann", "Bob"), {}),
-                      strip=SimulatorStrip(layout), renderer=Renderer(layout), clock=clock,
-                      source=BlankCamera(clock), recognise=lambda image: [], tracker=tracker,
-                      on_feedback=said.append)
-    loop.start()
+    table = TableRig(store)
 
     def failing(self: object, line: bytes) -> int:
         raise OSError(errno.EIO, "Input/output error")
 
     monkeypatch.setattr(copy_module.CopyFile, "_write", failing)
-    for step in steps[:6]:  # the cut and the deal: several events, none with its copy
-        if step.press is not None:
-            loop.feed([ButtonAction(step.press, step.value, clock())])
-        else:
-            tracker.push(step.seen)
-        loop.step()
-        clock.advance(1.0)
+    table.play(steps[:6])  # the cut and the deal: several events, none with its copy
     assert len(store.lines) > 2
+    said = table.said
     told = [f for f in said if "second copy" in f.text]
     assert [f.kind for f in told] == ["say"] and "store alone" in told[0].text, said
     store.close()

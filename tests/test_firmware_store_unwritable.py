@@ -34,18 +34,13 @@ from typing import Any
 
 import pytest
 from storekit import Clock
-from webrig import PIN, Device, scripted_game, served
+from webrig import PIN, Device, TableRig, scripted_game, served
 
 from engine.simulate import simulate_game
 from firmware.commands.cli import main
-from firmware.demo.scripted_table import BlankCamera, ScriptedTracker, SteppedClock
-from firmware.device.loop import DeviceLoop
 from firmware.store.eventstore import EventStore, StoreUnwritable
-from firmware.table.flow import ButtonAction, Feedback, TableFlow
+from firmware.table.flow import ButtonAction
 from firmware.web.snapshot import revision
-from hardware.layout import per_side_tracks
-from hardware.render import Renderer
-from hardware.strips.simulator import SimulatorStrip
 
 USER = pwd.getpwuid(os.geteuid()).pw_name
 REPO = Path(__file__).resolve().parents[1]
@@ -174,32 +169,18 @@ def test_buttons_and_the_camera_on_a_read_only_store_are_refused_aloud(
     truth, steps = scripted_game()
     with EventStore.open(store, clock=Clock()) as writing:
         writing.append(truth[0])
-    said: list[Feedback] = []
     with read_only(store, monkeypatch):
         opened = EventStore.open(store, fallback_readonly=True)
         assert opened.readonly and opened.unwritable is not None
-        layout = per_side_tracks(3)
-        clock = SteppedClock()
-        tracker = ScriptedTracker()
-        strip = SimulatorStrip(layout)
-        loop = DeviceLoop(store=opened, flow=TableFlow(("Ann", "Bob"), {}),
-                          strip=strip, renderer=Renderer(layout), clock=clock,
-                          source=BlankCamera(clock), recognise=lambda image: [],
-                          tracker=tracker, on_feedback=said.append)
-        loop.start()
+        table = TableRig(opened)
+        said = table.said
         assert [f.kind for f in said if USER in f.text] == ["say"]
-        for step in steps[:6]:  # the cut and the deal the camera sees
-            if step.press is not None:
-                loop.feed([ButtonAction(step.press, step.value, clock())])
-            else:
-                tracker.push(step.seen)
-            loop.step()
-            clock.advance(1.0)
-        loop.feed([ButtonAction("undo", 0, clock())])
-        loop.step()
+        table.play(steps[:6])  # the cut and the deal the camera sees
+        table.loop.feed([ButtonAction("undo", 0, table.clock())])
+        table.loop.step()
         refused = [f for f in said if f.kind == "flash" and "read-only" in f.text]
         assert len(refused) >= 2, said  # the camera's deal and the UNDO button
-        assert strip.frames_shown > 0 and len(opened.lines) == 1
+        assert table.strip.frames_shown > 0 and len(opened.lines) == 1
         opened.close()
 
 
@@ -394,35 +375,21 @@ def test_the_board_says_once_that_its_store_takes_changes_again(
     truth, steps = scripted_game()
     with EventStore.open(store, clock=Clock()) as writing:
         writing.append(truth[0])
-    said: list[Feedback] = []
-    layout = per_side_tracks(3)
-    clock = SteppedClock()
-    tracker = ScriptedTracker()
     with hold(store):
         with monkeypatch.context() as patch, read_only(store, patch):
             opened = EventStore.open(store, fallback_readonly=True)
-            loop = DeviceLoop(store=opened, flow=TableFlow(("Ann", "Bob"), {}),
-                              strip=SimulatorStrip(layout), renderer=Renderer(layout),
-                              clock=clock, source=BlankCamera(clock),
-                              recognise=lambda image: [], tracker=tracker,
-                              on_feedback=said.append)
-            loop.start()
-            loop.step()
+            table = TableRig(opened)
+            table.loop.step()
         assert opened.unwritable is not None
+        said = table.said
         for _ in range(3):
-            clock.advance(STORE_RECHECK_S)
-            loop.step()
+            table.clock.advance(STORE_RECHECK_S)
+            table.loop.step()
         back = [f for f in said if "can be written again" in f.text]
         assert [f.kind for f in back] == ["say"], said
         assert opened.unwritable is None
         told = len(said)
-        for step in steps[:6]:  # the cut and the deal the camera sees, kept this time
-            if step.press is not None:
-                loop.feed([ButtonAction(step.press, step.value, clock())])
-            else:
-                tracker.push(step.seen)
-            loop.step()
-            clock.advance(1.0)
+        table.play(steps[:6])  # the cut and the deal the camera sees, kept this time
         assert len(opened.lines) > 1 and not any("Not stored" in f.text for f in said[told:])
         opened.close()
     with EventStore.open(store) as after:

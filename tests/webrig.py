@@ -20,7 +20,7 @@ from firmware.demo.scripted_table import (
 )
 from firmware.device.loop import DeviceLoop
 from firmware.store.eventstore import EventStore
-from firmware.table.flow import Feedback, TableFlow, TableInput
+from firmware.table.flow import ButtonAction, Feedback, TableFlow, TableInput
 from firmware.web.hub import Hub, Snapshot
 from hardware.layout import per_side_tracks
 from hardware.render import Renderer
@@ -191,3 +191,30 @@ def starter_step(steps: Sequence[Step]) -> int:
 
     return next(i for i, s in enumerate(steps) if s.seen and
                 isinstance(s.seen[0], CardAppeared) and s.seen[0].zone == "starter")
+
+
+class TableRig:
+    """A device loop on ``store`` as the store's tests drive it: two players, a scripted
+    camera, a stepped clock, and every word it says in ``said``; ``start``ed."""
+
+    def __init__(self, store: EventStore) -> None:
+        layout = per_side_tracks(3)
+        self.clock = SteppedClock()
+        self.tracker = ScriptedTracker()
+        self.strip = SimulatorStrip(layout)
+        self.said: list[Feedback] = []
+        self.loop = DeviceLoop(store=store, flow=TableFlow(("Ann", "Bob"), {}),
+                               strip=self.strip, renderer=Renderer(layout), clock=self.clock,
+                               source=BlankCamera(self.clock), recognise=lambda image: [],
+                               tracker=self.tracker, on_feedback=self.said.append)
+        self.loop.start()
+
+    def play(self, steps: Sequence[Step]) -> None:
+        """Each step's button pressed or cards shown, one loop step and a second apart."""
+        for step in steps:
+            if step.press is not None:
+                self.loop.feed([ButtonAction(step.press, step.value, self.clock())])
+            else:
+                self.tracker.push(step.seen)
+            self.loop.step()
+            self.clock.advance(1.0)
