@@ -101,10 +101,16 @@ FAINT_OUTLINE_MARGIN = 1.08
 # ... but only where faint ink is dense: a card of an overlapping hand (played cards, a shown
 # hand) shows no outline, and confined everywhere the search lost EPFL's test split 0.912 ->
 # 0.863 at device:2304x1296 (Roboflow 0.936 -> 0.929). So the device searches the whole
-# region and keeps what it finds outside the unread outlines while it found fewer than this
-# many faint glyphs a million pixels of the region as read: an index's faint rank is a glyph
-# or two a card, wood grain a few hundred a region (the queen on the light birch table).
-FAINT_DENSE_PER_MP = 120.0
+# region and keeps each faint glyph found outside the unread outlines where fewer than this
+# many faint glyphs a million pixels lie about it, in a square FAINT_DENSE_SIDE smallest
+# glyphs across (``faint_dense``: a card's height as the device reads it). Judged glyph by
+# glyph, not over the region read (as until 2026-12-07, at 120): a region the device reads
+# is a card or two, and one full of a fanned hand's cards looked like grain, where a region
+# half wood and half light table did not. Measured at 2304x1296 (EPFL, a card square about
+# each faint glyph): the parquet round the light table of train_06 and the laid-cards
+# queen's wood 216-1,170 (median 494 and 837), a fanned hand's faint indices 93-247.
+FAINT_DENSE_PER_MP = 300.0
+FAINT_DENSE_SIDE = 28.0
 # A lamp's colour cast (``white_balanced``): the paper's level in each channel is this
 # percentile of every CAST_STEP-th pixel (a frame's brightest half per cent is paper where a
 # card fills a two-hundredth of it); a channel CAST_TOLERANCE or more below the brightest is
@@ -540,8 +546,8 @@ def _faint_glyphs(diff: np.ndarray, limits: GlyphLimits, found: np.ndarray, *,
                   within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Glyphs of faint ink: centroids, boxes and areas of the glyph-like blobs segmented where
     the contrast floor is lowered (``_faint_floor``), less those ``found`` (boxes) already.
-    Where a mask ``within`` is given and the glyphs are dense (``FAINT_DENSE_PER_MP``: wood
-    grain), only those whose middle lies inside it are kept.
+    Where a mask ``within`` is given, those lying where faint glyphs are dense
+    (``faint_dense``: wood grain) are kept only where their middle lies inside it.
 
     A thin rank printed in a light font and shrunk to the working scale, or blurred, lies
     50-75 grey levels under its paper where its suit lies 200 under: the fixed floor broke it
@@ -566,17 +572,39 @@ def _faint_glyphs(diff: np.ndarray, limits: GlyphLimits, found: np.ndarray, *,
     if found.size and len(stats):
         keep = ~_found_already(stats[:, :4], found)
         stats, cents = stats[keep], cents[keep]
-    if within is not None and faint_dense(len(stats), diff.shape):
-        keep = _inside(within, cents)
+    if within is not None and len(cents):
+        keep = ~faint_dense(cents, diff.shape, FAINT_DENSE_SIDE * limits.min_glyph)
+        keep |= _inside(within, cents)
         stats, cents = stats[keep], cents[keep]
     return cents, stats[:, :4], stats[:, 4]
 
 
-def faint_dense(count: int, shape: tuple[int, ...]) -> bool:
-    """Whether ``count`` faint glyphs in a region of ``shape`` (as read) are grain rather than
-    indices: more than ``FAINT_DENSE_PER_MP`` a million pixels."""
-    pixels = shape[0] * shape[1]
-    return pixels > 0 and count * 1e6 > FAINT_DENSE_PER_MP * pixels
+def faint_dense(points: np.ndarray, shape: tuple[int, ...], side: float) -> np.ndarray:
+    """Which faint glyphs (``points``, (n, 2) x, y in an image of ``shape``) lie where they are
+    grain rather than indices: more than ``FAINT_DENSE_PER_MP`` a million pixels of the
+    image within a square about ``side`` across round them (its part inside the image).
+
+    Counted on a grid of cells a third of ``side``, each glyph's square the 3x3 cells round
+    its own: a histogram and a box sum, not a distance between every two glyphs (wood grain
+    gives a thousand of them in a settled 2304x1296 table)."""
+    h, w = shape[:2]
+    n = len(points)
+    if n == 0 or h == 0 or w == 0:
+        return np.zeros(n, bool)
+    cell = max(1.0, side / 3.0)
+    gw, gh = max(1, math.ceil(w / cell)), max(1, math.ceil(h / cell))
+    xy = np.asarray(points, np.float64)
+    cx = np.clip((xy[:, 0] / cell).astype(np.int64), 0, gw - 1)
+    cy = np.clip((xy[:, 1] / cell).astype(np.int64), 0, gh - 1)
+    counts = np.bincount(cy * gw + cx, minlength=gw * gh).reshape(gh, gw).astype(np.float32)
+    # Each cell's pixels inside the image (the last row and column may be cut short).
+    cols = np.minimum(cell, w - np.arange(gw) * cell)
+    rows = np.minimum(cell, h - np.arange(gh) * cell)
+    area = np.outer(rows, cols).astype(np.float32)
+    kernel = (3, 3)
+    near = cv2.boxFilter(counts, -1, kernel, normalize=False, borderType=cv2.BORDER_CONSTANT)
+    room = cv2.boxFilter(area, -1, kernel, normalize=False, borderType=cv2.BORDER_CONSTANT)
+    return np.asarray(near[cy, cx] * 1e6 > FAINT_DENSE_PER_MP * room[cy, cx])
 
 
 def _inside(mask: np.ndarray, points: np.ndarray) -> np.ndarray:
