@@ -29,6 +29,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from vision.recognise.finder import IndexFinder, new_pairs
 from vision.recognise.frames import check_frame
 from vision.recognise.screen import load_screen
 
@@ -799,7 +800,8 @@ def faint_mask(shape: tuple[int, ...], outlines: Sequence[np.ndarray], scale: fl
 
 
 def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | None = None,
-                    faint_within: Sequence[np.ndarray] | None = None) -> IndexCandidates:
+                    faint_within: Sequence[np.ndarray] | None = None,
+                    finder: IndexFinder | None = None) -> IndexCandidates:
     """Runs segmentation, pairing and patch cutting on a BGR frame (coordinates in its pixels).
 
     ``card_px`` is a card's height in the frame's pixels where the caller knows it (the
@@ -808,7 +810,9 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
     an index; training code that harvests hard negatives for the CNN or the screen itself asks
     for every candidate. ``faint_within`` confines the faint-ink search, where the reading
     does one, to those card outlines ((4, 2) frame points each) where it finds faint ink
-    dense (``FAINT_DENSE_PER_MP``: wood grain); None keeps all it finds.
+    dense (``FAINT_DENSE_PER_MP``: wood grain); None keeps all it finds. ``finder`` (the
+    learned index finder, ``vision.recognise.finder``; only with ``card_px``) adds the pairs
+    it finds away from every classic pair, cut and screened alike.
     """
     check_frame(image, "find_candidates")
     read = reading(image.shape, card_px=card_px)
@@ -829,9 +833,11 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
     within = None
     if read.limits.faint and faint_within is not None:
         within = faint_mask(work.shape, faint_within, scale)
+    classic_mid: list[np.ndarray] = []
     for channel, bright in ((lo, False), (hi, True)):
         glyphs = find_glyphs(channel, bright=bright, limits=read.limits, faint_within=within)
         r, s = pair_glyphs(glyphs)
+        classic_mid.append(0.5 * (glyphs.centroids[r] + glyphs.centroids[s]))
         if r.size == 0:
             continue
         patches, down, span = extract_patches(work, glyphs.centroids[r], glyphs.centroids[s])
@@ -847,6 +853,15 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         patch_parts.append(patches)
         down_parts.append(down)
         span_parts.append(span)
+    if finder is not None and card_px is not None:
+        found = finder.find(image, card_px)
+        r_xy, s_xy = new_pairs(found.scaled(scale), np.concatenate(classic_mid))
+        if len(r_xy):
+            patches, down, span = extract_patches(work, r_xy, s_xy)
+            keep = load_screen().passes(patches) if screen else np.ones(len(r_xy), bool)
+            for part, got in ((rank_parts, r_xy), (suit_parts, s_xy), (patch_parts, patches),
+                              (down_parts, down), (span_parts, span)):
+                part.append(got[keep])
     if not rank_parts:
         z2 = np.zeros((0, 2), np.float32)
         return IndexCandidates(

@@ -27,6 +27,7 @@ from vision.recognise.classifier import (
     classify,
     ranked_cards,
 )
+from vision.recognise.finder import IndexFinder, load_finder
 from vision.recognise.focus import (
     SHARPENED_MIN_CONFIDENCE,
     FocusMeter,
@@ -65,6 +66,10 @@ ALTERNATIVES = 3
 ALTERNATIVE_FLOOR = 0.01
 # Two candidates use the same glyph when their centroids are this close (x rank-to-suit span).
 GLYPH_SAME = 0.2
+# Whether the camera's recogniser (``CameraRecogniser``, card height known) also runs the learned
+# index finder (``vision.recognise.finder``) where it reads; off until it is measured better
+# (vision/training/README.md, "Learned index finder").
+USE_FINDER = False
 
 # Card geometry in units of the rank-to-suit distance, measured on bridge and
 # poker decks: index centre from the card's corner, and the card's size.
@@ -201,6 +206,7 @@ def recognise(
     deck: ScoreAdjuster | None = None,
     blur: float | None = None,
     card_px: float | None = None,
+    finder: IndexFinder | None = None,
 ) -> list[Detection]:
     """Finds the face-up cards in a BGR frame; unreadable ones come back with ``card=None``.
 
@@ -214,6 +220,7 @@ def recognise(
     ``candidates.FAINT_DENSE_PER_MP``) it keeps only what lies inside the card outlines not
     read whole (``candidates.FAINT_OUTLINE_MARGIN``); sparse faint ink, as the indices of an
     overlapping hand that shows no outline, it keeps everywhere, as a photo's reading does.
+    ``finder`` (with ``card_px``) adds the learned index finder's pairs to the classic ones.
     """
     check_frame(image, "recognise")
     sigma = blur_sigma(image) if blur is None else blur
@@ -233,7 +240,7 @@ def recognise(
             outlines.append(quad)
             detections.append(Detection(card, _corners(quad), conf, runners_up(ranked, card)))
     faint_within = None if card_px is None else [quads[q].corners for q in sorted(unread)]
-    cand = find_candidates(image, card_px=card_px, faint_within=faint_within)
+    cand = find_candidates(image, card_px=card_px, faint_within=faint_within, finder=finder)
     if outlines and len(cand):
         # Indices on a card already read whole need no second reading.
         keep = ~np.any([points_in_quad(cand.rank_xy, o) for o in outlines], axis=0)
@@ -282,8 +289,10 @@ class CameraRecogniser:
 
     def __init__(self, *, deck: ScoreAdjuster | None = None,
                  min_confidence: float = DEFAULT_MIN_CONFIDENCE, model_path: str = str(MODEL_PATH),
-                 every: int = 30) -> None:
+                 every: int = 30, finder: bool | None = None) -> None:
         self.deck = deck
+        # The learned index finder: ``USE_FINDER`` where not told.
+        self.finder = load_finder() if (USE_FINDER if finder is None else finder) else None
         self.min_confidence = min_confidence
         self.model_path = model_path
         self.focus = FocusMeter(every)
@@ -292,7 +301,8 @@ class CameraRecogniser:
         """Reads a frame, or a crop of one, whose cards are ``card_px`` tall where known."""
         check_frame(image, "CameraRecogniser")  # before the meter, which would name itself
         return recognise(image, min_confidence=self.min_confidence, model_path=self.model_path,
-                         deck=self.deck, blur=self.focus(image), card_px=card_px)
+                         deck=self.deck, blur=self.focus(image), card_px=card_px,
+                         finder=self.finder)
 
 
 def _whole_cards(image: np.ndarray, quads: list[CardQuad], *, model_path: str,
