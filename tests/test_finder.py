@@ -88,8 +88,23 @@ def test_a_table_with_no_card_yields_no_pairs() -> None:
     assert len(load_finder().find(table(), CARD_PX)) == 0
 
 
+def test_searched_within_outlines_it_finds_only_what_lies_in_them() -> None:
+    image, mids = laid_card(Card.parse("4C"), 30.0)
+    h, w = 90.0, 64.0
+    card = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    turn = np.radians(-30.0)
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    outline = card @ rot.T + (320, 240)
+    found = load_finder().find_within(image, CARD_PX, [outline])
+    assert max(nearest(found, m) for m in mids) < 0.6 * CARD_PX / 9.2
+    assert len(load_finder().find_within(image, CARD_PX, [outline + (250, 0)])) == 0
+    assert len(load_finder().find_within(image, CARD_PX, [])) == 0
+
+
 class _Oracle:
     """A finder that proposes the pair it is given, as the network would."""
+
+    outlines_only = False
 
     def __init__(self, rank: np.ndarray, suit: np.ndarray) -> None:
         self.rank, self.suit = rank, suit

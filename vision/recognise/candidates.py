@@ -854,7 +854,9 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         down_parts.append(down)
         span_parts.append(span)
     if finder is not None and card_px is not None:
-        found = finder.find(image, card_px)
+        found = (finder.find_within(image, card_px, faint_within)
+                 if finder.outlines_only and faint_within is not None
+                 else finder.find(image, card_px))
         r_xy, s_xy = new_pairs(found.scaled(scale), np.concatenate(classic_mid))
         if len(r_xy):
             patches, down, span = extract_patches(work, r_xy, s_xy)

@@ -17,7 +17,7 @@ onnxruntime on one thread, OpenCV's dnn where onnxruntime has no wheel, as ``cla
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -53,6 +53,9 @@ PEAK_CELLS = 2
 # runs), the pairs across it are proposed too: the classifier takes a sideways pair for no
 # index.
 AXIS_SURE = 0.6
+# A card outline searched alone (``find_within``) is grown by this factor about its middle, and
+# the finder sees the square of pixels round it: an index lies just inside the rim.
+OUTLINE_MARGIN = 1.15
 # A span never strays past these multiples of the nominal one (a card 55-165 px tall).
 SPAN_RANGE = (0.5, 2.0)
 
@@ -92,10 +95,13 @@ class IndexFinder:
     """The loaded finder: ``find(image, card_px)`` for the index pairs of a BGR region."""
 
     def __init__(self, run: Callable[[np.ndarray], np.ndarray], path: str,
-                 threshold: float = FINDER_THRESHOLD) -> None:
+                 threshold: float = FINDER_THRESHOLD, outlines_only: bool = False) -> None:
         self._run = run
         self.path = path
         self.threshold = threshold
+        # Where the candidate stage is given card outlines not read whole (the device), search
+        # only those (``find_within``) rather than the whole region.
+        self.outlines_only = outlines_only
 
     def maps(self, image: np.ndarray) -> np.ndarray:
         """The raw (OUTPUTS, h / stride, w / stride) maps of a region already at the finder's
@@ -148,6 +154,32 @@ class IndexFinder:
         suit = np.concatenate([centre + half, centre - half]) * back
         return FoundIndices(rank.astype(np.float32), suit.astype(np.float32),
                             np.concatenate([score, score]).astype(np.float32))
+
+
+    def find_within(self, image: np.ndarray, card_px: float, outlines: Sequence[np.ndarray]
+                    ) -> FoundIndices:
+        """``find`` in each card outline ((4, 2) points in ``image``'s pixels) only, each cut
+        square about its middle and grown by ``OUTLINE_MARGIN``: the device's search where a
+        card's outline was found and no index read on it (issue 62, item 4)."""
+        parts = []
+        h, w = image.shape[:2]
+        for outline in outlines:
+            points = np.asarray(outline, np.float64).reshape(-1, 2)
+            middle = points.mean(axis=0)
+            grown = middle + OUTLINE_MARGIN * (points - middle)
+            x0, y0 = np.maximum(np.floor(grown.min(axis=0)).astype(int), 0)
+            x1, y1 = np.minimum(np.ceil(grown.max(axis=0)).astype(int), (w, h))
+            if x1 - x0 < 2 or y1 - y0 < 2:
+                continue
+            got = self.find(image[y0:y1, x0:x1], card_px)
+            shift = np.array([x0, y0], np.float32)
+            parts.append(FoundIndices(got.rank_xy + shift, got.suit_xy + shift, got.heat))
+        if not parts:
+            z = np.zeros((0, 2), np.float32)
+            return FoundIndices(z, z, np.zeros(0, np.float32))
+        return FoundIndices(np.concatenate([p.rank_xy for p in parts]),
+                            np.concatenate([p.suit_xy for p in parts]),
+                            np.concatenate([p.heat for p in parts]))
 
 
 @lru_cache(maxsize=2)

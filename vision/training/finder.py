@@ -54,6 +54,9 @@ SPAN_PER_BOX = 4.0 / 9.2
 # A box this much longer than wide shows which way its index runs; squarer ones do not.
 AXIS_ELONGATION = 0.25
 CROP = 128
+# Regions are cached with cards this tall; batches are cut at the network's own card height
+# (``--card-px``, default ``finder.FINDER_CARD_PX``).
+REGION_CARD_PX = 90.0
 HEAT_SIGMA = 1.0  # cells
 
 
@@ -130,7 +133,7 @@ def roboflow_regions(images: list[LabelledImage], dataset: str, *, frames: int, 
                                np.float64) @ to_frame.T
             keep = (float(corners[:, 0].min()), float(corners[:, 1].min()),
                     float(corners[:, 0].max()), float(corners[:, 1].max()))
-            out.append(_shrunk(f.image, pts, FINDER_CARD_PX / f.card_px, keep))
+            out.append(_shrunk(f.image, pts, REGION_CARD_PX / f.card_px, keep))
     return out
 
 
@@ -174,7 +177,7 @@ def drawn_regions(scenes: int, *, frames: int, seed: int) -> list[Region]:
                 continue
             card = float(np.median(heights))
             pts = np.array(rows, np.float32).reshape(-1, 6)
-            out.append(_shrunk(frame.image, pts, FINDER_CARD_PX / card))
+            out.append(_shrunk(frame.image, pts, REGION_CARD_PX / card))
     return out
 
 
@@ -196,7 +199,7 @@ def _augment_pixels(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.asarray(np.clip(x, 0, 255), np.uint8)
 
 
-def _targets(points: np.ndarray) -> np.ndarray:
+def _targets(points: np.ndarray, nominal: float = NOMINAL_SPAN) -> np.ndarray:
     """(OUTPUTS + 2, CROP / stride, same) targets: heat, cos 2a, sin 2a, dx, dy, log span, then
     the masks of the axis and of the offsets and span."""
     cells = CROP // FINDER_STRIDE
@@ -211,12 +214,13 @@ def _targets(points: np.ndarray) -> np.ndarray:
             t[1][near], t[2][near], t[OUTPUTS][near] = c2, s2, 1.0
         t[3][near] = (cx - xs)[near]
         t[4][near] = (cy - ys)[near]
-        t[5][near] = math.log(max(span, 1.0) / NOMINAL_SPAN)
+        t[5][near] = math.log(max(span, 1.0) / nominal)
         t[OUTPUTS + 1][near] = 1.0
     return t
 
 
-def _cut(region: Region, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def _cut(region: Region, rng: np.random.Generator, shrink: float = 1.0
+         ) -> tuple[np.ndarray, np.ndarray]:
     """A CROP square of ``region`` about an index (or anywhere), turned and rescaled."""
     h, w = region.image.shape[:2]
     pts = region.points
@@ -226,7 +230,7 @@ def _cut(region: Region, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarr
     else:
         centre = np.array([rng.uniform(0, w), rng.uniform(0, h)])
     angle = float(rng.uniform(-180, 180))
-    scale = float(2.0 ** rng.uniform(-0.35, 0.35))
+    scale = float(2.0 ** rng.uniform(-0.35, 0.35)) * shrink
     m = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), angle, scale)
     m[:, 2] += np.array([CROP / 2, CROP / 2]) - centre
     crop = cv2.warpAffine(region.image, m, (CROP, CROP), flags=cv2.INTER_LINEAR,
@@ -245,15 +249,16 @@ def _cut(region: Region, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarr
     return crop, out
 
 
-def sample_batch(regions: list[Region], size: int, rng: np.random.Generator
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """A batch: float32 NCHW inputs (``finder.normalise``) and their targets."""
+def sample_batch(regions: list[Region], size: int, rng: np.random.Generator,
+                 card_px: float = FINDER_CARD_PX) -> tuple[np.ndarray, np.ndarray]:
+    """A batch at cards ``card_px`` tall: float32 NCHW inputs (``finder.normalise``) and their
+    targets."""
     from vision.recognise.finder import normalise
     xs, ts = [], []
     for _ in range(size):
-        crop, pts = _cut(regions[int(rng.integers(len(regions)))], rng)
+        crop, pts = _cut(regions[int(rng.integers(len(regions)))], rng, card_px / REGION_CARD_PX)
         xs.append(_augment_pixels(crop, rng))
-        ts.append(_targets(pts))
+        ts.append(_targets(pts, card_px * SPAN_PER_CARD))
     return normalise(np.stack(xs)), np.stack(ts)
 
 
@@ -266,7 +271,7 @@ def measure_regions(onnx_path: str, regions: list[Region], threshold: float
     finder = IndexFinder(loaded._run, onnx_path, threshold)
     hit = total = stray = 0
     for r in regions:
-        found = finder.find(r.image, FINDER_CARD_PX)
+        found = finder.find(r.image, REGION_CARD_PX)
         mid = np.unique(np.round(0.5 * (found.rank_xy + found.suit_xy), 2), axis=0)
         total += len(r.points)
         if len(r.points) == 0:
@@ -307,6 +312,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--minutes", type=float, default=35.0)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--card-px", type=float, default=FINDER_CARD_PX,
+                    help="card height the network reads at (finder.FINDER_CARD_PX)")
+    ap.add_argument("--width", type=int, default=16, help="channels of the deeper layers")
     ap.add_argument("--out", type=Path, default=Path("vision/recognise/models/index_finder.onnx"))
     args = ap.parse_args(argv)
 
@@ -338,8 +346,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"val regions {len(val)} ({time.time() - t0:.0f}s)", flush=True)
     rng = np.random.default_rng(args.seed)
     vrng = np.random.default_rng(999)
-    vx, vt = sample_batch(val, 256, vrng)
-    net = build()
+    vx, vt = sample_batch(val, 256, vrng, args.card_px)
+    net = build(args.width)
     opt = torch.optim.Adam(net.parameters(), lr=3e-3)
     start = time.time()
     step = 0
@@ -349,7 +357,7 @@ def main(argv: list[str] | None = None) -> None:
         for g in opt.param_groups:
             g["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * frac))
         pool = real if rng.random() < 0.6 else drawn
-        x, t = sample_batch(pool, args.batch, rng)
+        x, t = sample_batch(pool, args.batch, rng, args.card_px)
         loss, parts = loss_of(net(torch.from_numpy(x)), torch.from_numpy(t))
         opt.zero_grad()
         loss.backward()
