@@ -38,6 +38,7 @@ from vision.recognise.focus import (
 from vision.recognise.frames import check_frame
 from vision.recognise.geometry import points_in_quad
 from vision.recognise.ink_colour import colour_checked
+from vision.recognise.span_check import span_fits
 from vision.recognise.whole_cards import CardQuad, corner_patches, find_card_quads, read_card
 
 __all__ = ["Detection", "recognise", "CameraRecogniser", "DEFAULT_MIN_CONFIDENCE", "card_outline",
@@ -220,6 +221,8 @@ def recognise(
     ``candidates.FAINT_DENSE_PER_MP``) it keeps only what lies inside the card outlines not
     read whole (``candidates.FAINT_OUTLINE_MARGIN``); sparse faint ink, as the indices of an
     overlapping hand that shows no outline, it keeps everywhere, as a photo's reading does.
+    With ``card_px`` a rank-suit pair far too big or small for such a card is no index
+    (``vision.recognise.span_check``: one card's rank paired with another's suit).
     ``finder`` (with ``card_px``) adds the learned index finder's pairs to the classic ones.
     """
     check_frame(image, "recognise")
@@ -241,6 +244,9 @@ def recognise(
             detections.append(Detection(card, _corners(quad), conf, runners_up(ranked, card)))
     faint_within = None if card_px is None else [quads[q].corners for q in sorted(unread)]
     cand = find_candidates(image, card_px=card_px, faint_within=faint_within, finder=finder)
+    if card_px is not None and len(cand):
+        # A pair too big or too small for the told card is two cards' glyphs (span_check).
+        cand = _subset(cand, span_fits(cand.span, card_px / CARD_HEIGHT))
     if outlines and len(cand):
         # Indices on a card already read whole need no second reading.
         keep = ~np.any([points_in_quad(cand.rank_xy, o) for o in outlines], axis=0)
