@@ -88,7 +88,7 @@ def _percentile(rows: np.ndarray, percent: float) -> np.ndarray:
     above = min(below + 1, last)
     part = np.partition(rows, (below, above), axis=1)
     low = part[:, below].astype(np.float64)
-    return low + (at - below) * (part[:, above].astype(np.float64) - low)
+    return np.asarray(low + (at - below) * (part[:, above].astype(np.float64) - low))
 
 
 def red_ink(patches: np.ndarray) -> np.ndarray:
