@@ -152,7 +152,7 @@ def test_run_serves_a_read_only_store_and_refuses_each_change_with_the_fix(
     for change in ("undo", "match"):
         status, answer = seen[change]
         assert status == 409, (change, status, answer)
-        assert words in answer["error"] and "then restart" in answer["error"], answer
+        assert words in answer["error"] and "keeps changes again once it can write" in answer["error"], answer
     assert seen["after"][0] == 200 and seen["after"][1]["rev"] == rev
     out = said.out.splitlines()
     told = [line for line in out if words in line and "not stored" not in line.lower()]
@@ -296,7 +296,7 @@ def test_a_store_its_user_cannot_write_is_read_with_real_permissions(what: str) 
     assert done.returncode == 0, done.stdout + done.stderr
     first, refused = done.stdout.splitlines()
     assert first.startswith(f"12 the event store {str(store)!r} is read-only for user {name}")
-    assert refused.startswith("refused: ") and "then restart the board" in refused
+    assert refused.startswith("refused: ") and "the board keeps changes again once it can write" in refused
 
 
 def _served_read_only(store: Path, monkeypatch: pytest.MonkeyPatch) -> EventStore:

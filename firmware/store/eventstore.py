@@ -901,8 +901,8 @@ def read_only_words(path: Path, place: Path, *, uid: int | None = None) -> str:
         f" (its {'folder' if place.is_dir() else 'file'} {str(place)!r} cannot be written)")
     quoted = shlex.quote(str(place))
     return (f"the event store {str(path)!r} is read-only for user {user}{where}: nothing new "
-            f"can be kept; fix with sudo chown {user} {quoted} or sudo chmod u+w {quoted}, "
-            "then restart the board")
+            f"can be kept; fix with sudo chown {user} {quoted} or sudo chmod u+w {quoted}: "
+            "the board keeps changes again once it can write")
 
 
 def _removed_words(path: Path) -> str:
