@@ -36,6 +36,16 @@ def bleached(p: np.ndarray, gain: float) -> np.ndarray:
     return tinted(p, (gain, gain, gain))
 
 
+WARM_TABLE = (60, 90, 140)  # BGR: a wooden table's mean colour
+
+
+def veiled(p: np.ndarray, mean: tuple[int, int, int]) -> np.ndarray:
+    """Contrast halved: every level pulled half way to a photo's ``mean`` colour (the
+    robustness sweep's contrast:0.5), which adds a coloured veil over ink and paper alike."""
+    out = 0.5 * p.astype(np.float32) + 0.5 * np.array(mean, np.float32)
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
 @pytest.mark.parametrize(("p", "red"), [
     (patch(RED), True),
     (patch(DULL_RED), True),
@@ -50,6 +60,9 @@ def bleached(p: np.ndarray, gain: float) -> np.ndarray:
     (255 - patch((40, 180, 220), paper=(30, 30, 30)), False),  # gold on a black card, inverted
     (np.full((32, 32, 3), 200, np.uint8), False),   # no ink at all
     (patch((180, 180, 230)), False),                # pink too pale to trust (MIN_DARKENING)
+    (veiled(patch(BLACK), WARM_TABLE), False),      # contrast halved towards a warm table
+    (veiled(patch(RED), WARM_TABLE), True),
+    (veiled(patch(DULL_RED), (140, 90, 60)), True),  # ... or towards a blue one
 ])
 def test_red_ink_is_told_from_black_under_casts_and_glare(p: np.ndarray, red: bool) -> None:
     assert red_ink(p[None]).tolist() == [red]

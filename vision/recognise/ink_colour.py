@@ -18,7 +18,9 @@ others are grey or a dark deck's inverted light ink).
 
 Measured against the patch's own paper (its brightest quarter), so a lamp's cast or a
 camera's white balance counts for nothing; and as a ratio of darkenings, so overexposure that
-bleaches red ink towards pink, or halves every contrast, leaves it where it was.
+bleaches red ink towards pink leaves it where it was. Contrast halved towards a coloured mean
+adds a veil that the shares of the paper feel and the depths in grey levels do not, so red
+must be red by both (``RED_DEPTH_AT_MOST``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ import numpy as np
 
 from vision.recognise.classifier import SUITS, PatchScores
 
-__all__ = ["ink_darkening", "red_ink", "colour_checked", "RED_AT_MOST", "MIN_DARKENING"]
+__all__ = ["ink_darkening", "red_ink", "colour_checked", "RED_AT_MOST", "RED_DEPTH_AT_MOST",
+           "MIN_DARKENING"]
 
 # The part of a 32 px patch (rank above the middle, suit below: candidates.extract_patches,
 # whose glyph centroids lie 6.4 px either side of the middle row) where the two glyphs lie.
@@ -46,6 +49,15 @@ MIN_DARKENING = 0.3
 # 0.78 were too faint: ``MIN_DARKENING``); a webcam's dull red at 0.6-0.8 (a nine of diamonds
 # read as a spade: 0.78).
 RED_AT_MOST = 0.82
+# ... and in grey levels (ink's depth below its paper, not its share of it) at most this share
+# of its depth in green or blue. A ratio of shares alone is undone by an added veil of colour:
+# a photo's contrast halved towards a warm table's mean (robustness sweep, contrast:0.5) lifts
+# black ink's red share of its paper below RED_AT_MOST, while its depth stays alike in all three
+# channels (EPFL dev: 20 black cards made unsure, 14 points of recall). A veil cannot make
+# red's depth shallow, and a lamp's cast (a gain) cannot make black's, so both must say red.
+# Looser than RED_AT_MOST: the webcam nine of diamonds read as a spade (Roboflow val, contrast
+# halved) lies at 0.81 by share and 0.82 by depth, and must stay red.
+RED_DEPTH_AT_MOST = 0.9
 # A black suit less likely than this in a patch is below every floor the detector reads a
 # card or an alternative by (``detection.ALTERNATIVE_FLOOR``): its colour need not be measured.
 BLACK_WORTH_CHECKING = 0.01
@@ -56,12 +68,17 @@ def ink_darkening(patches: np.ndarray) -> np.ndarray:
     """Each patch's ink darkening (n, 3) in B, G, R: 1 - ink / paper, channel by channel,
     the ink being the glyph window's darkest pixels (``INK_SHARE``) and the paper the
     patch's brightest quarter."""
+    return _darkening_and_paper(patches)[0]
+
+
+def _darkening_and_paper(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``ink_darkening`` and each patch's paper level (n, 3) in B, G, R."""
     if patches.ndim != 4 or patches.shape[-1] != 3:
         raise ValueError(f"ink_darkening: expected BGR patches (n, h, w, 3), "
                          f"not shape {patches.shape}")
     n = patches.shape[0]
     if n == 0:
-        return np.zeros((0, 3), np.float32)
+        return np.zeros((0, 3), np.float32), np.zeros((0, 3), np.float32)
     # Whole-patch work stays in bytes and in calls numpy makes fast (a channel minimum by
     # np.minimum, a percentile by partition, a masked sum by matmul): as first written, with
     # float copies, ``min(axis=3)`` and ``np.percentile``, it cost the birch queen's 158
@@ -75,8 +92,9 @@ def ink_darkening(patches: np.ndarray) -> np.ndarray:
     dark = np.clip(1.0 - window / np.maximum(paper, 1.0)[:, None, :], 0.0, 1.0)
     strength = dark.max(axis=2)
     ink = strength >= INK_SHARE * strength.max(axis=1, keepdims=True)
-    return np.asarray((dark * ink[..., None]).sum(axis=1)
-                      / np.maximum(ink.sum(axis=1), 1)[:, None], np.float32)
+    return (np.asarray((dark * ink[..., None]).sum(axis=1)
+                       / np.maximum(ink.sum(axis=1), 1)[:, None], np.float32),
+            np.asarray(paper, np.float32))
 
 
 def _percentile(rows: np.ndarray, percent: float) -> np.ndarray:
@@ -93,11 +111,13 @@ def _percentile(rows: np.ndarray, percent: float) -> np.ndarray:
 
 def red_ink(patches: np.ndarray) -> np.ndarray:
     """Whether each patch's ink is plainly red (n,) bool: dark enough to have a colour
-    (``MIN_DARKENING``), and far less dark in red than in green or blue (``RED_AT_MOST``)."""
-    d = ink_darkening(patches)
-    b, g, r = d[:, 0], d[:, 1], d[:, 2]
+    (``MIN_DARKENING``), and far less dark in red than in green or blue, both as a share of
+    its paper (``RED_AT_MOST``) and in grey levels (``RED_DEPTH_AT_MOST``)."""
+    d, paper = _darkening_and_paper(patches)
+    depth = d * paper
     return np.asarray((d.max(axis=1, initial=0.0) >= MIN_DARKENING)
-                      & (r <= RED_AT_MOST * np.maximum(g, b)))
+                      & (d[:, 2] <= RED_AT_MOST * np.maximum(d[:, 1], d[:, 0]))
+                      & (depth[:, 2] <= RED_DEPTH_AT_MOST * np.maximum(depth[:, 1], depth[:, 0])))
 
 
 def colour_checked(patches: np.ndarray, scores: PatchScores) -> PatchScores:
