@@ -125,7 +125,9 @@ class IndexFinder:
         small = image
         if abs(factor - 1.0) > 1e-3:
             size = (max(1, round(image.shape[1] * factor)), max(1, round(image.shape[0] * factor)))
-            small = cv2.resize(image, size, interpolation=cv2.INTER_AREA if factor < 1
+            # Bilinear down to half size: area averaging cost 2.3 ms of a 2304x1296 region's
+            # 4.5 here, bilinear 0.3, with the same cards read (val, device:2304x1296).
+            small = cv2.resize(image, size, interpolation=cv2.INTER_AREA if factor < 0.5
                                else cv2.INTER_LINEAR)
         m = self.maps(small)
         heat = 1.0 / (1.0 + np.exp(-m[0]))
