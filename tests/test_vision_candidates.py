@@ -278,6 +278,46 @@ def test_without_the_strict_contrast_the_bridged_rank_is_lost(
     assert not the_rank(find_glyphs(img.min(axis=2), bright=False)).any()
 
 
+def grained_bridged_index() -> np.ndarray:
+    """``bridged_index`` (its bridge faint) on paper scored with grain: short strokes of ink at
+    the loose contrast only, and a few at full ink, none on the index."""
+    img, _ = bridged_index(bridge_level=faint_bridge_level())
+    rng = np.random.default_rng(62)
+    for k in range(600):
+        x, y = int(rng.integers(10, 1270)), int(rng.integers(10, 710))
+        if abs(x - 600) < 60 and abs(y - 320) < 60:
+            continue
+        level = 0 if k % 10 == 0 else faint_bridge_level()
+        end = (x + int(rng.integers(-14, 15)), y + int(rng.integers(-14, 15)))
+        cv2.line(img, (x, y), end, (level,) * 3, int(rng.integers(2, 4)))
+    return img
+
+
+def test_blobs_skipped_for_want_of_strict_ink_leave_the_same_glyphs(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Counting each blob's strict ink first (BRIDGED_COUNT_PIXELS) skips blobs that cannot part
+    # into two glyphs; what it finds is what labelling every blob alone finds, in its order.
+    grey = grained_bridged_index().min(axis=2)
+    monkeypatch.setattr(candidates_module, "BRIDGED_COUNT_PIXELS", 0)  # never counted
+    every = find_glyphs(grey, bright=False)
+    skipped: list[int] = []
+    count = candidates_module._bridgeable
+
+    def spy(diff: np.ndarray, labels: np.ndarray, blobs: int, lo: float) -> np.ndarray:
+        kept = count(diff, labels, blobs, lo)
+        areas = np.bincount(labels.ravel(), minlength=blobs + 1)[1:]
+        skipped.append(int((~kept & (areas >= 20)).sum()))  # grain strokes, not scraps
+        return kept
+
+    monkeypatch.setattr(candidates_module, "_bridgeable", spy)
+    monkeypatch.setattr(candidates_module, "BRIDGED_COUNT_PIXELS", 10**9)  # always counted
+    counted = find_glyphs(grey, bright=False)
+    assert len(skipped) == 1 and skipped[0] > 100
+    for field in dataclasses.fields(Glyphs):
+        assert np.array_equal(getattr(every, field.name), getattr(counted, field.name))
+    assert the_rank(counted).sum() == 1
+
+
 # -- the scale a frame is read at ---------------------------------------------------------
 
 
