@@ -16,6 +16,7 @@ from vision.recognise.candidates import find_candidates
 from vision.recognise.classifier import PatchScores, classify
 from vision.recognise.detection import CameraRecogniser
 from vision.recognise.finder import (
+    BAND_ROWS,
     FINDER_PATH,
     FinderError,
     FoundIndices,
@@ -82,6 +83,17 @@ def test_points_scale_back_to_the_image_given() -> None:
     big = cv2.resize(image, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
     found = load_finder().find(big, 2 * CARD_PX)
     assert min(nearest(found, 2 * m) for m in mids) < 0.6 * 2 * CARD_PX / 9.2
+
+
+def test_a_tall_region_run_in_bands_gives_the_whole_region_maps() -> None:
+    """Bands keep peak memory down; each must see enough rows beyond its own cells that the
+    maps are the ones the whole region gives, at every band seam."""
+    finder = load_finder()
+    rng = np.random.default_rng(3)
+    rows = 3 * BAND_ROWS + 36  # whole cells, a short last band
+    region = np.repeat(np.repeat(rng.integers(0, 256, (rows // 4, 90, 3), np.uint8), 4, 0), 4, 1)
+    cv2.GaussianBlur(region, (5, 5), 1.2, dst=region)
+    assert np.array_equal(finder.maps(region), finder._maps_of(region))
 
 
 def test_a_table_with_no_card_yields_no_pairs() -> None:
