@@ -12,7 +12,9 @@ from engine.cards import Card
 from vision.recognise.classifier import (
     MODEL_PATH,
     OTHER_OPINIONS_FLOOR,
+    RUN_CHUNK,
     PatchScores,
+    Runner,
     classify,
     load_model,
     normalise,
@@ -125,3 +127,26 @@ def test_onnxruntime_and_opencv_dnn_agree() -> None:
     slow = _opencv_runner(str(MODEL_PATH))(batch)
     assert fast.shape == slow.shape == (7, 19)
     assert np.allclose(fast, slow, atol=1e-3)
+
+
+def test_a_large_batch_runs_in_chunks_with_the_scores_one_run_gives() -> None:
+    """A grained table's tile can give thousands of candidates; the network sees them at most
+    RUN_CHUNK at a time (its activations grow with the batch), and each patch scores as in
+    one run."""
+    runner = load_model()
+    seen: list[int] = []
+
+    def logits(batch: np.ndarray) -> np.ndarray:
+        seen.append(len(batch))
+        return runner.logits(batch)
+
+    counted = Runner(runner.path, logits, runner.both)
+    rng = np.random.default_rng(0)
+    batch = normalise(rng.integers(0, 256, (1000, 32, 32, 3), np.uint8))
+    assert np.array_equal(counted(batch), runner.logits(batch))
+    # 512 patches' activations are about 35 MB of the first network's; 3,037 were 230 MB.
+    assert max(seen) <= min(RUN_CHUNK, 512) and sum(seen) == len(batch)
+    if runner.both is not None:
+        z, e = runner.outputs(batch)
+        whole_z, whole_e = runner.both(batch)
+        assert np.array_equal(z, whole_z) and np.array_equal(e, whole_e)
