@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import cv2
 import numpy as np
@@ -37,7 +37,7 @@ from engine.cards import Card, Rank, Suit
 __all__ = [
     "MODEL_PATH", "PatchScores", "Runner", "ScoreAdjuster", "normalise", "classify", "embed",
     "load_model", "other_opinion_paths", "RANKS", "SUITS", "LOGITS_OUTPUT", "EMBEDDING_OUTPUT",
-    "OTHER_OPINIONS_FLOOR", "RUN_CHUNK", "ranked_cards",
+    "OTHER_OPINIONS_FLOOR", "RUN_CHUNK", "one_core_session", "ranked_cards",
 ]
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
@@ -164,15 +164,15 @@ def _chunks(batch: np.ndarray) -> list[np.ndarray]:
     return [batch[i:i + RUN_CHUNK] for i in range(0, len(batch), RUN_CHUNK)]
 
 
-@lru_cache(maxsize=4)
-def load_model(path: str = str(MODEL_PATH)) -> Runner:
-    """Loads the ONNX classifier once per process; a missing file is an ``OSError``."""
-    if not Path(path).is_file():
-        raise OSError(f"card classifier weights not found: {path}")
+def one_core_session(path: str) -> Any:
+    """An onnxruntime session of the network at ``path`` on one core with no memory kept
+    between runs; None where onnxruntime has no wheel (OpenCV's dnn runs it then). Every
+    network the recogniser runs (the three classifiers, the index finder) opens its session
+    here."""
     try:
         import onnxruntime  # type: ignore[import-untyped]
     except ImportError:
-        return _opencv_runner(path)
+        return None
     options = onnxruntime.SessionOptions()
     # One core for the recogniser: the loop, the camera thread and the web page share the Pi.
     options.intra_op_num_threads = 1
@@ -183,7 +183,17 @@ def load_model(path: str = str(MODEL_PATH)) -> Runner:
     # (benchmarks/device/loop_latency.py; 150 MB is the device's budget).
     options.enable_cpu_mem_arena = False
     options.enable_mem_pattern = False
-    session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    return onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+
+@lru_cache(maxsize=4)
+def load_model(path: str = str(MODEL_PATH)) -> Runner:
+    """Loads the ONNX classifier once per process; a missing file is an ``OSError``."""
+    if not Path(path).is_file():
+        raise OSError(f"card classifier weights not found: {path}")
+    session = one_core_session(path)
+    if session is None:
+        return _opencv_runner(path)
     name = session.get_inputs()[0].name
     first = session.get_outputs()[0].name
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.recognise.classifier import one_core_session
 from vision.recognise.frames import check_frame
 
 __all__ = ["BAND_MARGIN", "BAND_ROWS", "FINDER_PATH", "FINDER_CARD_PX", "FINDER_STRIDE",
@@ -209,9 +210,8 @@ def load_finder(path: str = str(FINDER_PATH)) -> IndexFinder:
     """Loads the finder once per process; a missing file is an ``OSError``."""
     if not Path(path).is_file():
         raise OSError(f"index finder weights not found: {path}")
-    try:
-        import onnxruntime  # type: ignore[import-untyped]
-    except ImportError:
+    session = one_core_session(path)
+    if session is None:
         net = cv2.dnn.readNetFromONNX(path)
         net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
         net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
@@ -221,13 +221,6 @@ def load_finder(path: str = str(FINDER_PATH)) -> IndexFinder:
             return np.asarray(net.forward())
 
         return IndexFinder(run_cv, path)
-    options = onnxruntime.SessionOptions()
-    # One core, as the classifier: the loop, the camera thread and the web page share the Pi.
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.enable_cpu_mem_arena = False
-    options.enable_mem_pattern = False
-    session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
     name = session.get_inputs()[0].name
 
     def run(batch: np.ndarray) -> np.ndarray:
