@@ -123,6 +123,18 @@ def _label_frame(image: np.ndarray, truth: tuple[TruthCard, ...], boxes: Sequenc
     return cand.patches[keep], [labels[i] for i in keep]  # type: ignore[misc]
 
 
+def scripted_deal(seed: int, k: int) -> tuple[random.Random, np.random.Generator, Script]:
+    """Scene ``k`` of a seed's drawn deals: its two random streams (the script's, then the
+    drawing's) and a deal of 2-4 players scripted from them. Every trainer that films drawn
+    deals takes its scenes here, so one seed gives the same deals to each."""
+    rnd = random.Random(seed * 100_003 + k)
+    rng = np.random.default_rng((seed, k))
+    players = ("Ann", "Bob", "Cid", "Dee")[: rnd.choice((2, 3, 4))]
+    script = Script.from_deal(deal_cards(rnd, len(players), rnd.randrange(len(players))),
+                              players, rnd)
+    return rnd, rng, script
+
+
 def harvest_scenes(scenes: int, *, frames: int, seed: int, keep_negatives: float = 0.15,
                    decks: Sequence[FaceDeck] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Patches and (rank, suit) labels (13 / 4 = not an index) from ``scenes`` drawn deals.
@@ -136,11 +148,7 @@ def harvest_scenes(scenes: int, *, frames: int, seed: int, keep_negatives: float
     ss: list[int] = []
     settings = SceneSettings(frames_per_step=3, hand_frames=1)
     for k in range(scenes):
-        rnd = random.Random(seed * 100_003 + k)
-        rng = np.random.default_rng((seed, k))
-        players = ("Ann", "Bob", "Cid", "Dee")[: rnd.choice((2, 3, 4))]
-        script = Script.from_deal(deal_cards(rnd, len(players), rnd.randrange(len(players))),
-                                  players, rnd)
+        rnd, rng, script = scripted_deal(seed, k)
         scene_settings = settings
         deck = decks[rnd.randrange(len(decks))] if decks else None
         if deck is not None:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import random
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -139,19 +138,14 @@ def roboflow_regions(images: list[LabelledImage], dataset: str, *, frames: int, 
 
 def drawn_regions(scenes: int, *, frames: int, seed: int) -> list[Region]:
     """Frames of drawn deals, every visible face-up index marked with its exact direction."""
-    from engine.simulate import deal_cards
-    from vision.drawn.scene import SceneRenderer, SceneSettings, Script
+    from vision.drawn.scene import SceneRenderer, SceneSettings
     from vision.recognise.geometry import points_in_quad
-    from vision.training.drawn import _index_regions, drawn_boxes
+    from vision.training.drawn import _index_regions, drawn_boxes, scripted_deal
 
     out = []
     settings = SceneSettings(frames_per_step=3, hand_frames=1)
     for k in range(scenes):
-        rnd = random.Random(seed * 100_003 + k)
-        rng = np.random.default_rng((seed, k))
-        players = ("Ann", "Bob", "Cid", "Dee")[: rnd.choice((2, 3, 4))]
-        script = Script.from_deal(deal_cards(rnd, len(players), rnd.randrange(len(players))),
-                                  players, rnd)
+        _, rng, script = scripted_deal(seed, k)
         renderer = SceneRenderer(script, rng=rng, settings=settings)
         boxes = drawn_boxes(renderer.style)
         for index in rng.choice(renderer.frame_count, size=min(frames, renderer.frame_count),
