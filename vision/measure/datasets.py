@@ -21,8 +21,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Literal
 
 from engine.cards import Card
-from engine.jsontext import JsonTextError, loads
-from vision.measure.errata import ERRATA_PATH, Erratum, apply_errata, read_errata
+from vision.measure.errata import ERRATA_PATH, Erratum, apply_errata, json_list, read_errata
 
 __all__ = [
     "LabelledImage",
@@ -120,18 +119,13 @@ def load_labels(directory: Path, *, split: Split = "all",
     The ``errata`` file's corrections for this dataset (the folder's name) are applied to
     the cards (``vision.measure.errata``; None applies none)."""
     labels_path = Path(directory) / "labels.json"
-    try:
-        data = loads(labels_path.read_text(encoding="utf-8"))
-    except JsonTextError as exc:
-        raise ValueError(f"{labels_path}: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("images"), list):
-        raise ValueError(f"{labels_path}: expected an object with an 'images' list")
+    images = json_list(labels_path, "images")
     out: list[LabelledImage] = []
-    for entry in data["images"]:
+    for entry in images:
         _check_file(labels_path, entry)
-    test = held_out_names([entry["file"] for entry in data["images"]])
+    test = held_out_names([entry["file"] for entry in images])
     labelled: dict[str, frozenset[Card]] = {}
-    for entry in data["images"]:
+    for entry in images:
         try:
             labelled[entry["file"]] = frozenset(Card.parse(c) for c in entry["cards"])
         except (KeyError, TypeError) as exc:
@@ -140,7 +134,7 @@ def load_labels(directory: Path, *, split: Split = "all",
             ) from exc
     corrected = apply_errata(Path(directory).name, labelled,
                              read_errata(errata) if errata is not None else ())
-    for entry in data["images"]:
+    for entry in images:
         name = entry["file"]
         cards, erratum = corrected.get(name, (labelled[name], None))
         if not _in_split(name, name in test, split):

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.cards import Card
 from engine.jsontext import JsonTextError, loads
 
-__all__ = ["ERRATA_PATH", "Erratum", "read_errata", "apply_errata"]
+__all__ = ["ERRATA_PATH", "Erratum", "read_errata", "apply_errata", "json_list"]
 
 ERRATA_PATH = Path(__file__).resolve().parent / "errata.json"
 
@@ -66,17 +67,23 @@ def _erratum(path: Path, number: int, entry: object) -> Erratum:
     return Erratum(str(text["dataset"]), str(text["file"]), add, remove, str(text["reason"]))
 
 
-def read_errata(path: Path = ERRATA_PATH) -> tuple[Erratum, ...]:
-    """Reads an errata file (``{"errata": [...]}``); a missing file is no errata."""
-    if not path.is_file():
-        return ()
+def json_list(path: Path, key: str) -> list[Any]:
+    """The ``key`` list of the JSON object in ``path`` (a labels or an errata file); bad JSON
+    or another shape is a ``ValueError`` naming the file."""
     try:
         data = loads(path.read_text(encoding="utf-8"))
     except JsonTextError as exc:
         raise ValueError(f"{path}: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("errata"), list):
-        raise ValueError(f"{path}: expected an object with an 'errata' list")
-    out = tuple(_erratum(path, i, e) for i, e in enumerate(data["errata"], start=1))
+    if not isinstance(data, dict) or not isinstance(data.get(key), list):
+        raise ValueError(f"{path}: expected an object with an {key!r} list")
+    return list(data[key])
+
+
+def read_errata(path: Path = ERRATA_PATH) -> tuple[Erratum, ...]:
+    """Reads an errata file (``{"errata": [...]}``); a missing file is no errata."""
+    if not path.is_file():
+        return ()
+    out = tuple(_erratum(path, i, e) for i, e in enumerate(json_list(path, "errata"), start=1))
     seen: set[tuple[str, str]] = set()
     for e in out:
         if (e.dataset, e.file) in seen:
