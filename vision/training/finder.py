@@ -44,8 +44,8 @@ from vision.recognise.finder import (
 )
 from vision.training.device_patches import CARD_ROWS, DEVICE_SIZES, device_frame
 
-__all__ = ["Region", "roboflow_regions", "drawn_regions", "sample_batch", "measure_regions",
-           "main"]
+__all__ = ["POINT_COLUMNS", "TARGETS", "Region", "roboflow_regions", "drawn_regions",
+           "sample_batch", "measure_regions", "measure_axes", "with_direction", "main"]
 
 # An index's span (rank to suit) over its corner box's long side: a card is 4 boxes tall
 # (``photo_scale.CARD_PER_INDEX_BOX``) and 9.2 spans.
@@ -59,13 +59,36 @@ REGION_CARD_PX = 90.0
 HEAT_SIGMA = 1.0  # cells
 
 
+# A region's index rows: x, y, cos 2a, sin 2a, axis known (0/1), span in pixels, then the
+# rank-to-suit direction (a unit vector) and whether it is known (0/1).
+POINT_COLUMNS = 9
+# The trainer's targets per cell: the finder's ``OUTPUTS`` maps, the axis mask, the mask near
+# a middle, then the rank-to-suit direction (cos a, sin a) and its mask.
+DIRECTION_TARGET = OUTPUTS + 2
+TARGETS = OUTPUTS + 5
+
+
+def with_direction(points: np.ndarray) -> np.ndarray:
+    """``points`` as ``POINT_COLUMNS`` rows: the 6-column rows of old caches (and of photo
+    labels, which know the axis, not the direction) get an unknown direction."""
+    pts = np.asarray(points, np.float32)
+    if pts.size == 0:
+        return np.zeros((0, POINT_COLUMNS), np.float32)
+    pts = pts.reshape(len(pts), -1)
+    if pts.shape[1] == POINT_COLUMNS:
+        return pts
+    if pts.shape[1] != 6:
+        raise ValueError(f"index rows need 6 or {POINT_COLUMNS} columns, not {pts.shape[1]}")
+    return np.hstack([pts, np.zeros((len(pts), POINT_COLUMNS - 6), np.float32)])
+
+
 class Region:
-    """A region at the finder's scale and its indices: (n, 6) rows of x, y, cos 2a, sin 2a,
-    axis known (0/1), span in pixels."""
+    """A region at the finder's scale and its indices: (n, ``POINT_COLUMNS``) rows of x, y,
+    cos 2a, sin 2a, axis known (0/1), span in pixels, direction x, y, direction known (0/1)."""
 
     def __init__(self, image: np.ndarray, points: np.ndarray) -> None:
         self.image = image
-        self.points = points
+        self.points = with_direction(points)
 
 
 def _box_points(item: LabelledImage, to_frame: np.ndarray) -> np.ndarray:
@@ -81,8 +104,8 @@ def _box_points(item: LabelledImage, to_frame: np.ndarray) -> np.ndarray:
         angle = math.atan2(axis[1], axis[0])
         known = float(abs(wide - tall) > AXIS_ELONGATION * max(wide, tall))
         rows.append([mid[0], mid[1], math.cos(2 * angle), math.sin(2 * angle), known,
-                     SPAN_PER_BOX * max(wide, tall)])
-    return np.array(rows, np.float32).reshape(-1, 6)
+                     SPAN_PER_BOX * max(wide, tall), 0.0, 0.0, 0.0])
+    return np.array(rows, np.float32).reshape(-1, POINT_COLUMNS)
 
 
 def _shrunk(image: np.ndarray, points: np.ndarray, factor: float,
@@ -165,12 +188,13 @@ def drawn_regions(scenes: int, *, frames: int, seed: int) -> list[Region]:
                     if covered:
                         continue
                     a = math.atan2(down[1], down[0])
+                    # ``down`` is the index's upright down: from its rank to its suit.
                     rows.append([mid[0], mid[1], math.cos(2 * a), math.sin(2 * a), 1.0,
-                                 heights[-1] * SPAN_PER_CARD])
+                                 heights[-1] * SPAN_PER_CARD, down[0], down[1], 1.0])
             if not heights:
                 continue
             card = float(np.median(heights))
-            pts = np.array(rows, np.float32).reshape(-1, 6)
+            pts = np.array(rows, np.float32).reshape(-1, POINT_COLUMNS)
             out.append(_shrunk(frame.image, pts, REGION_CARD_PX / card))
     return out
 
@@ -194,12 +218,13 @@ def _augment_pixels(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def _targets(points: np.ndarray, nominal: float = NOMINAL_SPAN) -> np.ndarray:
-    """(OUTPUTS + 2, CROP / stride, same) targets: heat, cos 2a, sin 2a, dx, dy, log span, then
-    the masks of the axis and of the offsets and span."""
+    """(TARGETS, CROP / stride, same) targets: heat, cos 2a, sin 2a, dx, dy, log span, the
+    masks of the axis and of the offsets and span, then the rank-to-suit direction's cos and
+    sin and its mask."""
     cells = CROP // FINDER_STRIDE
-    t = np.zeros((OUTPUTS + 2, cells, cells), np.float32)
+    t = np.zeros((TARGETS, cells, cells), np.float32)
     ys, xs = np.mgrid[0:cells, 0:cells].astype(np.float32)
-    for x, y, c2, s2, known, span in points.tolist():
+    for x, y, c2, s2, known, span, dx, dy, way in with_direction(points).tolist():
         cx, cy = x / FINDER_STRIDE - 0.5, y / FINDER_STRIDE - 0.5  # cell units, cell centres
         heat = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * HEAT_SIGMA ** 2))
         t[0] = np.maximum(t[0], heat)
@@ -210,6 +235,9 @@ def _targets(points: np.ndarray, nominal: float = NOMINAL_SPAN) -> np.ndarray:
         t[4][near] = (cy - ys)[near]
         t[5][near] = math.log(max(span, 1.0) / nominal)
         t[OUTPUTS + 1][near] = 1.0
+        if way:
+            d = DIRECTION_TARGET
+            t[d][near], t[d + 1][near], t[d + 2][near] = dx, dy, 1.0
     return t
 
 
@@ -236,7 +264,10 @@ def _cut(region: Region, rng: np.random.Generator, shrink: float = 1.0
         c, s = math.cos(turn), math.sin(turn)
         c2 = out[:, 2] * c - out[:, 3] * s
         s2 = out[:, 2] * s + out[:, 3] * c
-        out = np.column_stack([xy, c2, s2, out[:, 4], out[:, 5] * scale])
+        # The rank-to-suit direction turns as the crop does (the scale cancels).
+        way = out[:, 6:8] @ m[:, :2].T
+        way = way / np.maximum(np.hypot(way[:, 0], way[:, 1]), 1e-9)[:, None]
+        out = np.column_stack([xy, c2, s2, out[:, 4], out[:, 5] * scale, way, out[:, 8]])
         inside = ((out[:, 0] > -8) & (out[:, 0] < CROP + 8) & (out[:, 1] > -8)
                   & (out[:, 1] < CROP + 8))
         out = out[inside]
@@ -278,6 +309,34 @@ def measure_regions(onnx_path: str, regions: list[Region], threshold: float
     return hit, total, stray
 
 
+def measure_axes(onnx_path: str, regions: list[Region]) -> tuple[float, float | None]:
+    """(the median error in degrees of the finder's axis at each index middle whose axis is
+    known, the share of known rank-to-suit directions its direction maps point within 90
+    degrees of; None where it has none) over ``regions`` at the finder's scale."""
+    from vision.recognise.finder import load_finder
+    finder = load_finder(onnx_path)
+    errors: list[float] = []
+    right: list[bool] = []
+    for r in regions:
+        if not len(r.points):
+            continue
+        m = finder.maps(r.image)
+        h, w = m.shape[1:]
+        for x, y, c2, s2, known, _, dx, dy, way in r.points.tolist():
+            cx, cy = int(x // FINDER_STRIDE), int(y // FINDER_STRIDE)
+            if not (0 <= cx < w and 0 <= cy < h):
+                continue
+            if known:
+                turn = math.atan2(math.tanh(m[2, cy, cx]), math.tanh(m[1, cy, cx])) \
+                    - math.atan2(s2, c2)
+                errors.append(abs(math.degrees(math.remainder(turn, 2 * math.pi))) / 2)
+            if way and m.shape[0] > OUTPUTS:
+                right.append(float(m[OUTPUTS, cy, cx]) * dx + float(m[OUTPUTS + 1, cy, cx]) * dy
+                             > 0)
+    return (float(np.median(errors)) if errors else math.nan,
+            float(np.mean(right)) if right else None)
+
+
 def _load_or_make(cache: Path | None, name: str, make: Callable[[], list[Region]]
                   ) -> list[Region]:
     """Regions cached under ``cache`` as ``name``, made by ``make`` the first time."""
@@ -296,13 +355,29 @@ def _load_or_make(cache: Path | None, name: str, make: Callable[[], list[Region]
     return regions
 
 
+def _theme_regions(dataset: Path, part: Split, frames: int, seed: int) -> list[Region]:
+    """Frames of the training half of Debian's card themes on tables cut from ``dataset``'s
+    ``part`` photos (``finder_themes``)."""
+    from vision.training.facedecks import FACE_FOLDER, NO_THEMES, load_face_decks
+    from vision.training.finder_themes import table_textures, theme_regions
+
+    decks = load_face_decks(FACE_FOLDER, half="train")
+    if not decks:
+        raise SystemExit(f"{NO_THEMES} (here: --theme-frames 0)")
+    textures = table_textures(load_labels(dataset, split=part), dataset.name, seed=seed)
+    print(f"{len(decks)} theme decks, {len(textures)} table textures", flush=True)
+    return theme_regions(decks, textures, frames=frames, seed=seed)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fit-only", action="store_true", help="leave dev's validation fold out")
     ap.add_argument("--cache", type=Path, default=None)
     ap.add_argument("--frames", type=int, default=6, help="device frames per Roboflow photo")
-    ap.add_argument("--scenes", type=int, default=60, help="drawn deals")
+    ap.add_argument("--scenes", type=int, default=80, help="drawn deals")
     ap.add_argument("--scene-frames", type=int, default=4)
+    ap.add_argument("--theme-frames", type=int, default=320,
+                    help="frames of Debian's card themes (training half) on real tables; 0: none")
     ap.add_argument("--minutes", type=float, default=35.0)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seed", type=int, default=0)
@@ -338,6 +413,13 @@ def main(argv: list[str] | None = None) -> None:
                         lambda: roboflow_regions(load_labels(root / rb, split="val"), rb,
                                                  frames=2, seed=51 + args.seed))
     print(f"val regions {len(val)} ({time.time() - t0:.0f}s)", flush=True)
+    themes: list[Region] = []
+    if args.theme_frames:
+        themes = _load_or_make(args.cache, f"themes-{part}-{args.theme_frames}-{args.seed}",
+                               lambda: _theme_regions(root / rb, part, args.theme_frames,
+                                                      61 + args.seed))
+        print(f"theme regions {len(themes)}, indices {sum(len(r.points) for r in themes)} "
+              f"({time.time() - t0:.0f}s)", flush=True)
     rng = np.random.default_rng(args.seed)
     vrng = np.random.default_rng(999)
     vx, vt = sample_batch(val, 256, vrng, args.card_px)
@@ -350,7 +432,9 @@ def main(argv: list[str] | None = None) -> None:
         frac = (time.time() - start) / total
         for g in opt.param_groups:
             g["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * frac))
-        pool = real if rng.random() < 0.6 else drawn
+        pick = rng.random()
+        pool = real if pick < 0.5 or not (drawn or themes) else (
+            themes if themes and (pick >= 0.75 or not drawn) else drawn)
         x, t = sample_batch(pool, args.batch, rng, args.card_px)
         loss, parts = loss_of(net(torch.from_numpy(x)), torch.from_numpy(t))
         opt.zero_grad()
