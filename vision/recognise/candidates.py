@@ -31,7 +31,9 @@ import numpy as np
 
 from vision.recognise.finder import IndexFinder, new_pairs
 from vision.recognise.frames import check_frame
+from vision.recognise.geometry import points_in_quad
 from vision.recognise.screen import load_screen
+from vision.recognise.span_check import span_fits
 
 __all__ = [
     "PATCH_SIZE",
@@ -48,6 +50,7 @@ __all__ = [
     "find_glyphs",
     "pair_glyphs",
     "extract_patches",
+    "pair_spans",
     "find_candidates",
     "working_scale",
 ]
@@ -778,6 +781,30 @@ def pair_glyphs(glyphs: Glyphs, *, max_partners: int = 5) -> tuple[np.ndarray, n
     return np.concatenate(ranks).astype(np.int64), np.concatenate(suits).astype(np.int64)
 
 
+def pair_spans(rank_xy: np.ndarray, suit_xy: np.ndarray) -> np.ndarray:
+    """Each pair's rank-to-suit distance (float32, (n,)): the ``span`` ``extract_patches``
+    gives, computed alike so a test before the cut decides as one after it would."""
+    delta = suit_xy - rank_xy
+    return np.hypot(delta[:, 0], delta[:, 1]).astype(np.float32)
+
+
+def _worth_cutting(rank_xy: np.ndarray, suit_xy: np.ndarray, inv: np.float32,
+                   index_span: float | None, read_whole: Sequence[np.ndarray]) -> np.ndarray:
+    """Which pairs (points in the frame as read; ``inv`` brings them back to the frame's
+    pixels) are worth a patch: those whose span fits an index of the told card
+    (``span_check``, with ``index_span``) and whose rank lies on no card already read whole
+    (``read_whole`` outlines, frame pixels). ``recognise`` drops the others after the cut,
+    screen and network; dropped here they cost none of the three (issue 62, item 4: on the
+    laid-cards birch queen 140 of 777 pairs)."""
+    keep = np.ones(len(rank_xy), bool)
+    if index_span is not None and len(rank_xy):
+        keep &= span_fits(pair_spans(rank_xy, suit_xy) * inv, index_span)
+    for outline in read_whole:
+        if keep.any():
+            keep &= ~points_in_quad(rank_xy * inv, outline)
+    return keep
+
+
 def extract_patches(
     image: np.ndarray, rank_xy: np.ndarray, suit_xy: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -788,7 +815,7 @@ def extract_patches(
     n = rank_xy.shape[0]
     patches = np.empty((n, PATCH_SIZE, PATCH_SIZE, 3), dtype=np.uint8)
     delta = suit_xy - rank_xy
-    span = np.hypot(delta[:, 0], delta[:, 1]).astype(np.float32)
+    span = pair_spans(rank_xy, suit_xy)
     down = (delta / np.maximum(span, 1e-6)[:, None]).astype(np.float32)
     centre = 0.5 * (rank_xy + suit_xy)
     # Every patch's inverse map at once (arithmetic per patch in Python cost 1 ms a frame):
@@ -829,7 +856,8 @@ def faint_mask(shape: tuple[int, ...], outlines: Sequence[np.ndarray], scale: fl
 
 def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | None = None,
                     faint_within: Sequence[np.ndarray] | None = None,
-                    finder: IndexFinder | None = None) -> IndexCandidates:
+                    finder: IndexFinder | None = None, index_span: float | None = None,
+                    read_whole: Sequence[np.ndarray] = ()) -> IndexCandidates:
     """Runs segmentation, pairing and patch cutting on a BGR frame (coordinates in its pixels).
 
     ``card_px`` is a card's height in the frame's pixels where the caller knows it (the
@@ -840,7 +868,11 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
     does one, to those card outlines ((4, 2) frame points each) where it finds faint ink
     dense (``FAINT_DENSE_PER_MP``: wood grain); None keeps all it finds. ``finder`` (the
     learned index finder, ``vision.recognise.finder``; only with ``card_px``) adds the pairs
-    it finds away from every classic pair, cut and screened alike.
+    it finds away from every classic pair, cut and screened alike. ``index_span`` (the
+    rank-to-suit span in frame pixels of an index of the told card: ``card_px /
+    detection.CARD_HEIGHT``) and ``read_whole`` (outlines of the cards read whole, (4, 2)
+    frame points each) drop, before any patch is cut, the pairs ``recognise`` would drop
+    after: a span outside ``span_check``'s band, a rank on a card already read.
     """
     check_frame(image, "find_candidates")
     found = None
@@ -870,10 +902,15 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
     if read.limits.faint and faint_within is not None:
         within = faint_mask(work.shape, faint_within, scale)
     classic_mid: list[np.ndarray] = []
+    inv = np.float32(1.0 / scale)
     for channel, bright in ((lo, False), (hi, True)):
         glyphs = find_glyphs(channel, bright=bright, limits=read.limits, faint_within=within)
         r, s = pair_glyphs(glyphs)
+        # Every pair, cut or not, holds its place against the finder's (``new_pairs``).
         classic_mid.append(0.5 * (glyphs.centroids[r] + glyphs.centroids[s]))
+        worth = _worth_cutting(glyphs.centroids[r], glyphs.centroids[s], inv, index_span,
+                               read_whole)
+        r, s = r[worth], s[worth]
         if r.size == 0:
             continue
         patches, down, span = extract_patches(work, glyphs.centroids[r], glyphs.centroids[s])
@@ -891,6 +928,8 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         span_parts.append(span)
     if found is not None:
         r_xy, s_xy = new_pairs(found.scaled(scale), np.concatenate(classic_mid))
+        worth = _worth_cutting(r_xy, s_xy, inv, index_span, read_whole)
+        r_xy, s_xy = r_xy[worth], s_xy[worth]
         if len(r_xy):
             patches, down, span = extract_patches(work, r_xy, s_xy)
             keep = load_screen().passes(patches) if screen else np.ones(len(r_xy), bool)
@@ -902,7 +941,6 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         return IndexCandidates(
             np.zeros((0, PATCH_SIZE, PATCH_SIZE, 3), np.uint8), z2, z2, z2, np.zeros(0, np.float32)
         )
-    inv = np.float32(1.0 / scale)
     return IndexCandidates(
         np.concatenate(patch_parts),
         np.concatenate(rank_parts) * inv,

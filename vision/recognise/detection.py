@@ -244,7 +244,11 @@ def recognise(
             outlines.append(quad)
             detections.append(Detection(card, _corners(quad), conf, runners_up(ranked, card)))
     faint_within = None if card_px is None else [quads[q].corners for q in sorted(unread)]
-    cand = find_candidates(image, card_px=card_px, faint_within=faint_within, finder=finder)
+    # The span band and the cards read whole are told the candidate stage too, which drops
+    # such pairs before cutting them (the checks below stay for any candidates' source).
+    cand = find_candidates(image, card_px=card_px, faint_within=faint_within, finder=finder,
+                           index_span=None if card_px is None else card_px / CARD_HEIGHT,
+                           read_whole=tuple(outlines))
     if card_px is not None and len(cand):
         # A pair too big or too small for the told card is two cards' glyphs (span_check).
         cand = _subset(cand, span_fits(cand.span, card_px / CARD_HEIGHT))
