@@ -49,7 +49,7 @@ def edited(pristine: Pristine, to: Path, *sql: tuple[str, tuple]) -> Path:
 
 def said(store: EventStore) -> str:
     """Everything the store tells the board about how it opened."""
-    parts = list(store.notes)
+    parts = [*store.notes, *([store.copy_trouble] if store.copy_trouble else [])]
     if store.recovery is not None:
         parts += [str(store.recovery), store.recovery.words()]
     return " ".join(parts)

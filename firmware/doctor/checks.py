@@ -215,7 +215,7 @@ def _store(config: DeviceConfig, system: System) -> list[Finding]:
         return [Finding("fault", f"store: {read_only_words(path, path, uid=system.uid)}",
                         starts_anyway=True)]
     # And its second copy: the board runs without it, each event in the store alone.
-    from firmware.store.copy import copy_path
+    from firmware.store.copy import copy_fault, copy_path
 
     copy = copy_path(path)
     if copy.exists() and not system.writable(copy):
@@ -224,6 +224,11 @@ def _store(config: DeviceConfig, system: System) -> list[Finding]:
         return [Finding("fault", "store: " + copy_trouble_words(copy, "not writable by this "
                                                                       "user"),
                         starts_anyway=True, starts_as="keeps each event in the store alone")]
+    why = copy_fault(copy)  # a folder in its place, no read permission, garbage
+    if why is not None:
+        return [Finding("fault", f"store: the event store's second copy {str(copy)!r} could "
+                                 f"not be read ({why})", starts_anyway=True,
+                        starts_as="keeps it aside, untouched, and writes a fresh copy")]
     return []
 
 

@@ -13,23 +13,32 @@ and before the store acknowledges the row, so no single damaged page, frame or s
 both copies of a row; a repair takes from it every row the store lost
 (``firmware.store.repair``), and opening rewrites it from the store when the copy itself is
 the damaged one (``rewrite``). A line torn by a power cut, or damaged, is skipped: only a row
-damaged in both copies is lost.
+damaged in both copies is lost. A copy that holds more than the store, or other than it (a
+damaged line, a file in its place that is no copy, another store's copy), is never written
+over: it is kept aside first (``keep_aside``), as a damaged store is (``judge`` says which).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import zlib
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware.store.chain import Link, Record, next_link
-from firmware.store.files import fsync_dir, replace_file
+from firmware.store.chain import key as record_key
+from firmware.store.files import aside, fsync_dir, replace_file
 from firmware.store.schema import LostRow, Row, Undo, row_crc, undo_crc
 
-__all__ = ["Copy", "CopyFile", "copy_path", "read_copy", "rewrite", "line_of", "intact", "contents"]
+__all__ = ["Copy", "CopyFile", "Judged", "copy_path", "read_copy", "parse_copy", "rewrite",
+           "line_of", "intact", "contents", "judge", "keep_aside", "copy_fault", "NOT_A_COPY"]
+
+# Why a file in the copy's place is no copy of this store: said by the board and the doctor.
+NOT_A_COPY = "no line of it is this store's: another store's copy, or damaged throughout"
 
 
 def copy_path(store: Path) -> Path:
@@ -40,7 +49,8 @@ def copy_path(store: Path) -> Path:
 @dataclass
 class Copy:
     """What a copy file holds: the rows whose line and row checksums both hold, by id, and
-    how many lines could not be trusted."""
+    how many lines could not be trusted; ``unreadable`` says why the file could not be read
+    at all (a folder in its place, no permission, the card), None where it could."""
 
     rows: dict[int, Row] = field(default_factory=dict)
     undos: dict[int, Undo] = field(default_factory=dict)
@@ -49,6 +59,7 @@ class Copy:
     # Every trusted line in file order: the row, its history digest and link (None: a line
     # written before the chain).
     order: list[tuple[Record, int | None, int | None]] = field(default_factory=list)
+    unreadable: str | None = None
 
 
 def _line(fields: list[object]) -> bytes:
@@ -81,12 +92,25 @@ def intact(copy: Copy) -> bool:
 
 
 def read_copy(path: Path) -> Copy:
-    """Every row of the copy at ``path`` whose checksums hold (none when there is no file)."""
-    out = Copy()
+    """Every row of the copy at ``path`` whose checksums hold (none when there is no file,
+    nor when it cannot be read: then ``unreadable`` says why, and a repair or a check takes
+    nothing from it)."""
     try:
         data = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
-        return out
+        return Copy()
+    except OSError as exc:
+        return Copy(unreadable=_why(exc))
+    return parse_copy(data)
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def parse_copy(data: bytes) -> Copy:
+    """Every row of a copy's bytes whose checksums hold, and how many lines did not."""
+    out = Copy()
     for raw in data.split(b"\n"):
         if not raw:
             continue
@@ -143,6 +167,90 @@ def _record(fields: list[object]) -> Record | None:
                 and isinstance(at, float):
             return LostRow(lost_id, place, why, at)
     return None
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A copy's lines against the rows the store holds, by kind and id: ``same`` lines hold
+    the store's row, ``differ`` lines a different row under a key the store holds, ``extra``
+    lines a key it does not, ``damaged`` lines no trusted row (a line torn by a power cut at
+    the end is not counted: it is a row never acknowledged)."""
+
+    same: int
+    differ: int
+    extra: int
+    damaged: int
+
+    @property
+    def loses(self) -> bool:
+        """Whether writing the store's rows over the copy would lose something it holds."""
+        return bool(self.differ or self.extra or self.damaged)
+
+    @property
+    def foreign(self) -> bool:
+        """Whether the copy holds what is not this store's: rows that disagree with the
+        store's or run past them, or nothing of it is the store's (garbage). A copy whose
+        only fault is damaged lines is not (the card's own damage, which checksums catch)."""
+        return bool(self.differ or self.extra) or (self.loses and not self.same)
+
+    def why(self) -> str:
+        """Words for what is wrong with the copy, for the board and the journal."""
+        if not self.same:
+            return NOT_A_COPY
+        if self.differ or self.extra:
+            return f"{self.differ + self.extra} of its rows are not the store's"
+        return f"{self.damaged} of its lines damaged"
+
+    def takes_rows_from(self, held: int) -> bool:
+        """Whether rows only the copy holds may be taken as rows the store lost: not from a
+        copy that disagrees with a row the store holds, nor from one that shares none of the
+        store's ``held`` rows (another store's copy whose ids run on past this one's)."""
+        return not self.differ and (self.same > 0 or held == 0)
+
+
+def judge(copy: Copy, held: Mapping[tuple[str, int], Record], *, data: bytes = b"") -> Judged:
+    """``copy`` (parsed from ``data``, whose torn last line is not counted as damage) against
+    the store's rows ``held`` (events with ``undone_at`` None, as the copy keeps them)."""
+    same = differ = extra = 0
+    for record, _, _ in copy.order:
+        stored = held.get(record_key(record))
+        if stored is None:
+            extra += 1
+        elif stored == record:
+            same += 1
+        else:
+            differ += 1
+    damaged = copy.damaged
+    tail = data.rpartition(b"\n")[2]
+    if tail and _TORN.fullmatch(tail) and not _parse(tail, Copy()):
+        damaged -= 1
+    return Judged(same, differ, extra, damaged)
+
+
+# What a line cut short by a power cut can look like: a prefix of "crc32-hex [fields...".
+_TORN = re.compile(rb"[0-9a-f]{1,8}|[0-9a-f]{8} (\[[^\n]*)?")
+
+
+def keep_aside(path: Path, when: float) -> Path:
+    """Renames the copy (file or whatever stands in its place) aside, untouched, to the
+    name a damaged store is kept under (``files.aside``), and returns that name."""
+    kept = aside(path, when)
+    os.rename(path, kept)
+    fsync_dir(path.parent)
+    return kept
+
+
+def copy_fault(path: Path) -> str | None:
+    """Why the copy at ``path`` cannot be read as a copy, with no store to compare it with
+    (the doctor's look): unreadable, or not one trusted line in it; None otherwise."""
+    try:
+        data = path.read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return _why(exc)
+    copy = parse_copy(data)
+    return NOT_A_COPY if not copy.order and judge(copy, {}, data=data).damaged else None
 
 
 def contents(chained: list[tuple[Record, Link]]) -> bytes:

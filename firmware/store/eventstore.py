@@ -45,7 +45,7 @@ import shlex
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -63,7 +63,10 @@ from firmware.store.copy import (
     contents,
     copy_path,
     intact,
+    judge,
+    keep_aside,
     line_of,
+    parse_copy,
     read_copy,
     rewrite,
 )
@@ -91,6 +94,7 @@ from firmware.store.repair import (
 )
 from firmware.store.schema import (
     SCHEMA_VERSION,
+    LostRow,
     Row,
     StorageFull,
     StoreError,
@@ -107,6 +111,7 @@ __all__ = [
     "EventStore", "Appended", "Recovery", "LostEvent", "StoredEvent", "MatchSummary",
     "GameSummary", "StoreError", "StoreDamagedError", "StorageFull", "SCHEMA_VERSION",
     "StoreUnwritable", "NOT_STORED", "read_only_words", "copy_trouble_words",
+    "copy_unreadable_words",
 ]
 
 _log = logging.getLogger(__name__)
@@ -120,6 +125,21 @@ def copy_trouble_words(copy: Path, why: object) -> str:
             f"the store alone, with no second copy for a repair to take one from, until the "
             f"board restarts and rewrites {str(copy)!r}; if it goes on, check the card (sudo "
             "dmesg) and that the board's user can write that file")
+
+
+def copy_unreadable_words(copy: Path, why: object, kept: Path | None,
+                          problem: object = None) -> str:
+    """What the board, the journal and the doctor say of a second copy that could not be
+    read as this store's (``why``): kept aside as ``kept`` and a fresh one written from the
+    store, or, where it could not be moved (``problem``), left as it is and no copy kept."""
+    said = f"the event store's second copy could not be read ({why})"
+    if kept is not None:
+        return (f"{said}: what it held was kept aside, untouched, as {str(kept)!r}, and a "
+                "fresh copy written from the store, whose own checks found it whole; if it "
+                "happens again, check the card (sudo dmesg)")
+    return (f"{said} nor kept aside ({problem}): events are kept in the store alone, with no "
+            f"second copy for a repair to take one from; {str(copy)!r} is left as it is: move "
+            "it away and restart the board")
 
 
 class StoreDamagedError(StoreError):
@@ -240,8 +260,10 @@ class EventStore:
                                   undo_chain(self._undos))
         self._mark: MarkFile | None = None
         self._copy: CopyFile | None = None
-        # Why an event went without its second copy since the store opened (None: none did).
+        # Why an event went without its second copy since the store opened, or why the copy
+        # could not be read at open (None: neither happened).
         self.copy_trouble: str | None = None
+        self._copy_write_said = False  # a failed write is said once, after an unread copy too
         self._unsynced = 0
         if not readonly:
             self._mark = MarkFile.open(mark_path(path))
@@ -418,11 +440,11 @@ class EventStore:
         missing, or made before there were copies or the chain: an older store gets one at
         its first open). Rows only the copy holds were taken into the store before this
         (``open``); a copy edited against the chain loses to the store, which keeps it. One
-        that cannot be written is said, and the store is kept without it (None)."""
+        that cannot be written is said, and the store is kept without it (None). One that holds
+        what the store does not (``copy.judge``), or cannot be read, is kept aside first and
+        said; where it cannot be moved it is left as it is, and the store kept without one."""
         where = copy_path(self.path)
-        records: list[Record] = [*(replace(r, undone_at=None) for r in rows), *self._undos,
-                                 *loaded.losts]
-        held = {record_key(r): r for r in records}
+        held = _as_copied(rows, self._undos, loaded.losts)
         chained = [(held[(link.kind, link.ref)], link) for link in self._links]
         expected = contents(chained)
         try:
@@ -430,8 +452,16 @@ class EventStore:
                 found = where.read_bytes()
             except FileNotFoundError:
                 found = b""
+            except OSError as exc:
+                if not self._copy_aside(where, exc.strerror or exc, loud=True):
+                    return None
+                found = b""
             if found != expected:
-                if found and loaded.links is not None:
+                judged = judge(parse_copy(found), held, data=found)
+                if judged.loses:
+                    if not self._copy_aside(where, judged.why(), loud=judged.foreign):
+                        return None
+                elif found and loaded.links is not None:
                     self.notes = (*self.notes, "the event store's second copy differed from "
                                   "the store and was rewritten from it")
                 rewrite(where, chained)
@@ -439,6 +469,29 @@ class EventStore:
         except OSError as exc:
             self._copy_not_written(exc)
             return None
+
+    def _copy_aside(self, where: Path, why: object, *, loud: bool) -> bool:
+        """Keeps the copy at ``where`` aside before it is written over, and says so: aloud
+        (``copy_trouble``) where it holds what is not this store's or could not be read
+        (``Judged.foreign``), in the journal (``notes``) where some lines are only damaged.
+        False where it cannot be moved: then it is left as it is, said aloud, and the store
+        keeps no copy."""
+        try:
+            kept = keep_aside(where, self._clock())
+        except OSError as exc:
+            words = copy_unreadable_words(where, why, None, exc.strerror or exc)
+            _log.warning("%s", words)
+            self.copy_trouble = words
+            return False
+        if loud:
+            words = copy_unreadable_words(where, why, kept)
+            _log.warning("%s", words)
+            self.copy_trouble = words
+        else:
+            self.notes = (*self.notes, f"the event store's second copy differed from the store "
+                          f"({why}) and was rewritten from it; what it held was kept aside, "
+                          f"untouched, as {str(kept)!r}")
+        return True
 
     def _link(self, conn: sqlite3.Connection, record: Record, history: MatchHistory) -> Link:
         """The next link, for ``record`` just written in ``conn``'s transaction and its
@@ -786,7 +839,8 @@ class EventStore:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         words = copy_trouble_words(copy_path(self.path), why)
         _log.warning("%s", words)
-        if self.copy_trouble is None:
+        if not self._copy_write_said:
+            self._copy_write_said = True
             self.copy_trouble = words
 
     def _cancel_copy(self, pending: Future[int] | None) -> None:
@@ -854,6 +908,8 @@ def _check_copy(path: Path, loaded: Loaded) -> None:
     """Rows or undos the second copy holds that the store does not: the store lost them
     (its -wal cut or damaged past the mark's knowing), so it is repaired, from the copy."""
     found = read_copy(copy_path(path))
+    if not _copy_may_add(found, loaded):
+        return  # unreadable, or not this store's: opening keeps it aside (``_open_copy``)
     held = {r.id for r in loaded.rows} | loaded.lost
     missing = sorted(set(found.rows) - held)
     if missing:
@@ -861,6 +917,23 @@ def _check_copy(path: Path, loaded: Loaded) -> None:
                                  "not in the store")
     if len(found.undos) > len(loaded.undos) and loaded.version >= 3:
         raise Damage(None, "an undo is in the store's second copy but not in the store")
+
+
+def _copy_may_add(copy: Copy, loaded: Loaded) -> bool:
+    """Whether rows only ``copy`` holds may be the store's lost rows: it could be read, and
+    it agrees with every row both hold and shares some (``Judged.takes_rows_from``)."""
+    if copy.unreadable is not None:
+        return False
+    held = _as_copied(loaded.rows, loaded.undos, loaded.losts)
+    return judge(copy, held).takes_rows_from(len(held))
+
+
+def _as_copied(rows: Iterable[Row], undos: Iterable[Undo],
+               losts: Iterable[LostRow]) -> dict[tuple[str, int], Record]:
+    """The store's rows as its second copy keeps them (an event without its ``undone_at``),
+    by kind and id."""
+    records: list[Record] = [*(replace(r, undone_at=None) for r in rows), *undos, *losts]
+    return {record_key(r): r for r in records}
 
 
 def _covers(copy: Copy, linked: frozenset[tuple[str, int]]) -> bool:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["NotAFileError", "fsync_dir", "replace_file", "require_folder"]
+__all__ = ["NotAFileError", "aside", "fsync_dir", "replace_file", "require_folder"]
 
 
 class NotAFileError(OSError):
@@ -76,6 +77,21 @@ def require_folder(path: Path) -> None:
     if not stat.S_ISDIR(mode):
         raise NotADirectoryError(f"cannot write {str(path)!r}: {str(folder)!r} is "
                                  f"{_kind(mode)}, not a folder")
+
+
+def aside(path: Path, when: float) -> Path:
+    """A free name beside ``path`` to keep a damaged file under, untouched:
+    ``NAME.damaged-STAMP`` (UTC, from ``when``), ``-N`` for a second one in the same second.
+
+    Why one naming: the store and its second copy are both kept this way, so a person finds
+    every kept file by one pattern, and ``repair.damaged_copies`` lists the store's."""
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(when))
+    found = path.with_name(f"{path.name}.damaged-{stamp}")
+    n = 1
+    while found.exists() or found.is_symlink():
+        n += 1
+        found = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    return found
 
 
 def _kind(mode: int) -> str:

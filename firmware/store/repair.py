@@ -21,11 +21,10 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-import time
 import zlib
 from collections.abc import Callable, Iterable
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +39,9 @@ from firmware.store.chain import (
     natural_order,
     verify,
 )
-from firmware.store.copy import Copy, copy_path, read_copy
+from firmware.store.copy import Copy, copy_path, judge, read_copy
 from firmware.store.derived import derive, digest, write_history
-from firmware.store.files import fsync_dir
+from firmware.store.files import aside, fsync_dir
 from firmware.store.mark import Mark
 from firmware.store.pages import cells
 from firmware.store.schema import (
@@ -256,12 +255,7 @@ def _store_match(path: Path, event_id: int) -> int | None:
 def _replace_store(path: Path, salvaged: _Salvaged, clock: Callable[[], float]) -> Path:
     """Renames the store's files aside and puts a fresh store of ``salvaged`` in its place;
     returns where the original went."""
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(clock()))
-    moved = path.with_name(f"{path.name}.damaged-{stamp}")
-    n = 1
-    while moved.exists():
-        n += 1
-        moved = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
+    moved = aside(path, clock())
     fresh = path.with_name(f"{path.name}.recovering")
     for leftover in family(fresh):
         leftover.unlink(missing_ok=True)
@@ -635,10 +629,14 @@ def _scan(path: Path, mark: Mark | None, repairing: Callable[[], None]) -> _Scan
     for event_id, row in raw.items():
         scan.good.setdefault(event_id, row)
     copy = read_copy(copy_path(path))  # the second copy: every row the store lost
-    for event_id, row in copy.rows.items():
-        scan.good.setdefault(event_id, row)
-    for undo in copy.undos.values():
-        scan.undos.setdefault(undo.id, undo)
+    held: dict[tuple[str, int], Any] = {("e", i): replace(r, undone_at=None)
+                                        for i, r in scan.good.items()}
+    held.update({("u", i): undo for i, undo in scan.undos.items()})
+    if judge(copy, held).takes_rows_from(len(held)):  # not another store's copy
+        for event_id, row in copy.rows.items():
+            scan.good.setdefault(event_id, row)
+        for undo in copy.undos.values():
+            scan.undos.setdefault(undo.id, undo)
     scan.earlier = _trusted_losses(scan.earlier, lost_bound(scan.good, mark))
     scan.known = max([scan.known, *scan.good, *(event.id for event in scan.earlier)])
     _rowids_put_right(scan, unmatched)
