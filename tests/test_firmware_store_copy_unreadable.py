@@ -243,3 +243,23 @@ def test_the_board_says_once_that_its_copy_could_not_be_read(
     assert [f.kind for f in told] == ["say"] and "could not be read" in told[0].text, told
     store.close()
     assert intact(read_copy(copy_path(path)))
+
+
+def test_a_repair_takes_no_row_from_another_stores_copy(
+        pristine: tuple[Path, dict], stranger: Path, tmp_path: Path) -> None:
+    """A damaged store beside another store's copy: the repair keeps what the store still
+    holds and takes none of the stranger's rows as this store's."""
+    truth = pristine[1]
+    path = copy_store(pristine, tmp_path / "s")
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE events SET line = substr(line, 1, 10) WHERE id = 7")
+    conn.close()
+    held = stranger.read_bytes()
+    copy_path(path).write_bytes(held)
+    with EventStore.open(path, clock=Clock()) as store:
+        assert store.recovery is not None and store.recovery.damaged_at == 7
+        found = kept(store)
+    # (Rows after the lost one are set aside: kept, but out of the game.)
+    strange = {i: row for i, row in found.items() if truth.get(i, ())[:2] != row[:2]}
+    assert found and strange == {}, "every row kept is this store's own"
+    assert [p.read_bytes() for p in kept_aside(path)] == [held]
