@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import cv2
@@ -127,11 +127,10 @@ def _shrunk(image: np.ndarray, points: np.ndarray, factor: float,
     return Region(np.ascontiguousarray(small), pts)
 
 
-def roboflow_regions(images: list[LabelledImage], dataset: str, *, frames: int, seed: int
-                     ) -> list[Region]:
-    """Each photo with corner boxes as ``frames`` device frames, at the finder's scale."""
-    rng = np.random.default_rng(seed)
-    out = []
+def boxed_photos(images: Sequence[LabelledImage], dataset: str
+                 ) -> Iterator[tuple[LabelledImage, np.ndarray, float, float]]:
+    """Each readable photo of ``images`` with corner boxes: the item, the photo as stored,
+    its widening and its card height in pixels (``photo_scale``)."""
     for item in images:
         if not item.corner_boxes:
             continue
@@ -139,8 +138,17 @@ def roboflow_regions(images: list[LabelledImage], dataset: str, *, frames: int, 
         if photo is None:
             continue
         widen = widening(photo, item.path.name)
-        true_height = card_height(item, (photo.shape[0], int(round(photo.shape[1] * widen)), 3),
-                                  dataset)
+        height = card_height(item, (photo.shape[0], int(round(photo.shape[1] * widen)), 3),
+                             dataset)
+        yield item, photo, widen, height
+
+
+def roboflow_regions(images: list[LabelledImage], dataset: str, *, frames: int, seed: int
+                     ) -> list[Region]:
+    """Each photo with corner boxes as ``frames`` device frames, at the finder's scale."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for item, photo, widen, true_height in boxed_photos(images, dataset):
         for _ in range(frames):
             size = DEVICE_SIZES[int(rng.integers(len(DEVICE_SIZES)))]
             rows = float(rng.uniform(*CARD_ROWS)) * size[1] / 720

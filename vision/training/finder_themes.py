@@ -23,11 +23,10 @@ import numpy as np
 from engine.cards import Card
 from vision.drawn.camera_model import falloff_gain
 from vision.measure.datasets import LabelledImage
-from vision.measure.photo_scale import card_height, widening
 from vision.recognise.geometry import points_in_quad
 from vision.training.device_patches import CARD_ROWS, DEVICE_SIZES, _camera, _relit
 from vision.training.facedecks import FaceDeck, SignedBox
-from vision.training.finder import REGION_CARD_PX, SPAN_PER_BOX, Region, _shrunk
+from vision.training.finder import REGION_CARD_PX, SPAN_PER_BOX, Region, _shrunk, boxed_photos
 
 __all__ = ["TableTexture", "index_marks", "table_textures", "theme_frame", "theme_regions"]
 
@@ -76,15 +75,7 @@ def table_textures(images: Sequence[LabelledImage], dataset: str, *, seed: int
     known to lie round those boxes and nowhere else)."""
     rng = np.random.default_rng(seed)
     out = []
-    for item in images:
-        if not item.corner_boxes:
-            continue
-        photo = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
-        if photo is None:
-            continue
-        widen = widening(photo, item.path.name)
-        card = card_height(item, (photo.shape[0], int(round(photo.shape[1] * widen)), 3),
-                           dataset)
+    for item, photo, widen, card in boxed_photos(images, dataset):
         middles = np.array([[(b[0] + b[2]) / 2, (b[1] + b[3]) / 2] for _, b in item.corner_boxes],
                            np.float64)
         spots: list[tuple[int, int]] = []
