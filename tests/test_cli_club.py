@@ -196,3 +196,30 @@ def test_setup_broker_with_a_certificate_listens_with_tls_and_plainly_on_localho
     assert "listener 1883 127.0.0.1\nallow_anonymous false\n" in conf
     assert main(["club", "setup-broker", "--root", str(tmp_path), "--certfile", "x"]) == 2
     assert "--certfile and --keyfile go together" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["club", "serve", "--broker", "mqtt://127.0.0.1:9", "--db", "{missing}/club.sqlite3",
+     "--host", "127.0.0.1", "--port", "0", "--max-seconds", "5"],
+    ["club", "round", "start", "--db", "{missing}/club.sqlite3"],
+])
+def test_a_missing_folder_for_what_a_club_command_writes_is_named_before_any_work(
+        argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """As every ``-o`` is (``files.require_folder``): a typo in the folder is refused, naming
+    it, not made into a new folder; nothing is served, opened or written first."""
+    import socket
+
+    missing = tmp_path / "no-such"
+    address = str(tmp_path / "notify.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(address)
+        sock.setblocking(False)
+        monkeypatch.setenv("NOTIFY_SOCKET", address)
+        assert main([a.format(missing=missing) for a in argv]) == 2
+        with pytest.raises(BlockingIOError):
+            sock.recv(4096)  # serve never said READY=1 (nor STOPPING=1)
+    out, err = capsys.readouterr()
+    assert f"no folder {str(missing)!r}" in err and "Errno" not in err, err
+    assert err.count("\n") == 1 and out == ""
+    assert not missing.exists()

@@ -42,6 +42,7 @@ from engine.game import Game
 from engine.records import LogError
 from firmware.club.messages import EventMessage
 from firmware.club.standings import CountedGame, Roster, Scoring, standings
+from firmware.store.files import require_folder
 from firmware.store.schema import row_crc
 from firmware.web.snapshot import side_json
 
@@ -164,6 +165,11 @@ class ClubDB:
         self.max_refusals = max(1, max_refusals)
         if readonly and not self.path.exists():
             raise ClubDBError(f"no club database at {str(self.path)!r}")
+        if not readonly:
+            try:  # named, as every file a command writes is, not SQLite's "unable to open"
+                require_folder(self.path)
+            except OSError as exc:
+                raise ClubDBError(str(exc)) from None
         mode = "ro" if readonly else "rwc"
         try:
             self._conn = sqlite3.connect(f"file:{self.path.resolve().as_posix()}?mode={mode}",

@@ -131,8 +131,10 @@ def _serve(args: argparse.Namespace) -> int:
         read_secret,
     )
     from firmware.device.notify import Notifier
+    from firmware.store.files import require_folder
     from firmware.web.pins import is_pin
 
+    require_folder(args.db)  # before the broker, the page or systemd hear of it
     broker = parse_broker(args.broker)
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be a port number, not {args.port!r}")
