@@ -92,22 +92,6 @@ def test_a_copy_that_is_not_this_stores_is_kept_aside_not_taken_in(
     assert not list(path.parent.glob("s.db.damaged-*")), "the store itself was not repaired"
 
 
-def test_a_flipped_bit_in_the_copy_keeps_the_damaged_copy_aside(
-        pristine: tuple[Path, dict], tmp_path: Path) -> None:
-    """The store's row checks win and the copy is rewritten from it (as before), but the
-    damaged copy is kept as the damaged store is, not overwritten."""
-    path = copy_store(pristine, tmp_path / "s")
-    data = bytearray(copy_path(path).read_bytes())
-    data[len(data) // 2] ^= 0x08
-    copy_path(path).write_bytes(bytes(data))
-    with EventStore.open(path, clock=Clock()) as store:
-        assert store.recovery is None and kept(store) == pristine[1]
-        said = " ".join(store.notes)
-    [aside] = kept_aside(path)
-    assert aside.read_bytes() == bytes(data)
-    assert "second copy" in said and str(aside) in said, said
-
-
 def test_a_copy_that_only_fell_behind_is_rewritten_without_a_file_kept(
         pristine: tuple[Path, dict], tmp_path: Path) -> None:
     """A copy short of its last lines, or with its last line torn by a power cut, holds

@@ -260,7 +260,8 @@ def test_a_repair_keeps_telling_systemd_to_wait(pristine: tuple[Path, dict],
 def test_a_damaged_row_is_restored_from_the_second_copy(pristine: tuple[Path, dict],
                                                         tmp_path: Path) -> None:
     """Issue 60 item 1: a row damaged in the store is taken from its copy, nothing set aside;
-    the copy damaged instead is rewritten from the store."""
+    the copy damaged instead is rewritten from the store, once the damaged copy is kept aside
+    (untouched, as a damaged store is kept) and the journal's note names where."""
     path = copy_store(pristine, tmp_path / "s")
     middle = sorted(pristine[1])[len(pristine[1]) // 3]
     with sqlite3.connect(path) as conn:
@@ -278,7 +279,10 @@ def test_a_damaged_row_is_restored_from_the_second_copy(pristine: tuple[Path, di
     copy_path(path).write_bytes(bytes(data))
     with EventStore.open(path, clock=Clock()) as store:
         assert store.recovery is None and kept(store) == pristine[1]
-        assert any("second copy" in note for note in store.notes)
+        said = " ".join(store.notes)
+    [aside] = path.parent.glob("s.db-copy.damaged-*")
+    assert aside.read_bytes() == bytes(data)
+    assert "second copy" in said and str(aside) in said, said
     with EventStore.open(path, clock=Clock()) as store:
         assert not store.notes
 
