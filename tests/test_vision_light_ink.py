@@ -108,3 +108,4 @@ def test_the_device_gates_light_ink_where_the_dark_pass_found_grain(monkeypatch)
     gates.clear()
     find_candidates(image, card_px=100.0)  # no outlines told: no gate
     assert gates == [None]
+

@@ -433,11 +433,18 @@ def _paper_level(channel: np.ndarray, window: int, *, bright: bool) -> np.ndarra
     copy serves.
     """
     h, w = channel.shape[:2]
-    small = cv2.resize(channel, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+    # Padded to whole 4x4 blocks first: OpenCV shrinks by a whole factor in a quarter of the
+    # time it takes for any other (0.13 against 0.56 ms for a laid card's region here, twice a
+    # read), and each small pixel is then exactly its block, not one drifting a little wider.
+    ph, pw = -h % 4, -w % 4
+    if ph or pw:
+        channel = cv2.copyMakeBorder(channel, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+    small = cv2.resize(channel, ((w + pw) // 4, (h + ph) // 4), interpolation=cv2.INTER_AREA)
     side = max(3, window // 4 | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
     level = cv2.morphologyEx(small, cv2.MORPH_OPEN if bright else cv2.MORPH_CLOSE, kernel)
-    return cv2.resize(level, (w, h), interpolation=cv2.INTER_LINEAR)
+    level = cv2.resize(level, (w + pw, h + ph), interpolation=cv2.INTER_LINEAR)
+    return level[:h, :w] if ph or pw else level
 
 
 def _size_and_fill(bw: np.ndarray, bh: np.ndarray, area: np.ndarray
@@ -840,7 +847,7 @@ def pair_spans(rank_xy: np.ndarray, suit_xy: np.ndarray) -> np.ndarray:
     """Each pair's rank-to-suit distance (float32, (n,)): the ``span`` ``extract_patches``
     gives, computed alike so a test before the cut decides as one after it would."""
     delta = suit_xy - rank_xy
-    return np.hypot(delta[:, 0], delta[:, 1]).astype(np.float32)
+    return np.asarray(np.hypot(delta[:, 0], delta[:, 1]), np.float32)
 
 
 def _worth_cutting(rank_xy: np.ndarray, suit_xy: np.ndarray, inv: np.float32,
