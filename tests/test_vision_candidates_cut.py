@@ -84,8 +84,12 @@ def test_dropping_before_the_cut_leaves_what_dropping_after_it_left() -> None:
 
 def test_the_camera_reader_cuts_no_pair_outside_the_band(monkeypatch: pytest.MonkeyPatch
                                                          ) -> None:
-    """``recognise`` with the card height told passes the band on (and its cards read whole)."""
+    """``recognise`` with the card height told passes the band on (and its cards read whole).
+    No card is read whole here, so every card's pairs reach the candidate stage."""
+    import vision.recognise.detection as detection_module
     from vision.recognise.detection import recognise
+
+    monkeypatch.setattr(detection_module, "find_card_quads", lambda image, **_: [])
 
     got: list[np.ndarray] = []
     cut = candidates_module.extract_patches
