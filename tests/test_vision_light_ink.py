@@ -77,8 +77,10 @@ def test_the_grain_mask_covers_dense_points_only() -> None:
     dense = rng.uniform(0, 100, (60, 2))  # 60 in a 100 px square: 6,000 a million pixels
     sparse = np.array([[350.0, 350.0]])
     mask = grain_mask(np.concatenate([dense, sparse]), (400, 400), 60.0)
+    assert mask is not None and mask.shape == (400, 400)
     assert mask[50, 50] == 255 and mask[350, 350] == 0
-    assert grain_mask(np.zeros((0, 2)), (400, 400), 60.0).shape == (400, 400)
+    assert grain_mask(sparse, (400, 400), 60.0) is None  # nothing dense: no grain
+    assert grain_mask(np.zeros((0, 2)), (400, 400), 60.0) is None
 
 
 def test_the_device_gates_light_ink_where_the_dark_pass_found_grain(monkeypatch) -> None:

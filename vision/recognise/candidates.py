@@ -626,7 +626,7 @@ def _faint_glyphs(diff: np.ndarray, limits: GlyphLimits, found: np.ndarray, *,
     if within is not None:
         side = FAINT_DENSE_SIDE * limits.min_glyph
         grain = grain_mask(cents, diff.shape, side)
-        if len(cents):
+        if grain is not None:  # else nothing is dense: every glyph stays
             keep = ~faint_dense(cents, diff.shape, side) | _inside(within, cents)
             stats, cents = stats[keep], cents[keep]
     return cents, stats[:, :4], stats[:, 4], grain
@@ -648,13 +648,16 @@ def faint_dense(points: np.ndarray, shape: tuple[int, ...], side: float) -> np.n
     return np.asarray(dense[cy, cx])
 
 
-def grain_mask(points: np.ndarray, shape: tuple[int, ...], side: float) -> np.ndarray:
+def grain_mask(points: np.ndarray, shape: tuple[int, ...], side: float) -> np.ndarray | None:
     """The mask (uint8, 255 where dense, ``shape``'s height and width) of the cells where
-    ``points`` are dense by ``faint_dense``'s rule: where a faint glyph would be grain."""
+    ``points`` are dense by ``faint_dense``'s rule: where a faint glyph would be grain; None
+    where no cell is (most regions: nothing to hold light ink to, at no cost)."""
     h, w = shape[:2]
     if len(points) == 0 or h == 0 or w == 0:
-        return np.zeros((h, w), np.uint8)
+        return None
     dense, _, _ = _dense_cells(points, shape, side)
+    if not dense.any():
+        return None
     cells = dense.astype(np.uint8) * np.uint8(255)
     return cv2.resize(cells, (w, h), interpolation=cv2.INTER_NEAREST)
 
@@ -972,7 +975,7 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         if glyphs.grain is not None and within is not None:
             # Light ink in the dark pass's grain, off the unread outlines, is held to its
             # paper's level too (``BRIGHT_PAPER_SHARE``): pale streaks of a light wood.
-            gate = cv2.bitwise_and(glyphs.grain, cv2.bitwise_not(within))
+            gate = cv2.subtract(glyphs.grain, within)  # 255 less 255 inside an outline
         r, s = pair_glyphs(glyphs)
         # Every pair, cut or not, holds its place against the finder's (``new_pairs``).
         classic_mid.append(0.5 * (glyphs.centroids[r] + glyphs.centroids[s]))
