@@ -561,13 +561,18 @@ def find_glyphs(channel: np.ndarray, *, bright: bool, limits: GlyphLimits | None
         diff = cv2.subtract(channel, paper)
     else:
         diff = cv2.subtract(paper, channel)
+    _, binary = cv2.threshold(diff, limits.min_contrast, 255, cv2.THRESH_BINARY)
     if bright and light_gate is not None and limits.bright_paper_share > 0:
-        # Light ink lies well above its paper, in proportion too (``BRIGHT_PAPER_SHARE``).
-        share = cv2.bitwise_and(cv2.convertScaleAbs(paper, alpha=limits.bright_paper_share),
-                                light_gate)
-        binary = cv2.compare(diff, cv2.max(share, float(limits.min_contrast)), cv2.CMP_GT)
-    else:
-        _, binary = cv2.threshold(diff, limits.min_contrast, 255, cv2.THRESH_BINARY)
+        # Light ink lies well above its paper, in proportion too (``BRIGHT_PAPER_SHARE``),
+        # where the gate is: worked out in the box round it only (a few cells of most regions).
+        x, y, w, h = cv2.boundingRect(light_gate)
+        if w and h:
+            box = np.s_[y:y + h, x:x + w]
+            share = cv2.bitwise_and(cv2.convertScaleAbs(paper[box],
+                                                        alpha=limits.bright_paper_share),
+                                    light_gate[box])
+            binary[box] = cv2.compare(diff[box], cv2.max(share, float(limits.min_contrast)),
+                                      cv2.CMP_GT)
     n, labels, stats, cents = _components(binary)
     stats = stats[1:]
     cents = cents[1:]
