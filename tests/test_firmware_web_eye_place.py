@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from test_firmware_web_eye import PLAYERS, Table
 
-from firmware.web.camera_eye import EyeTable, EyeView, Expected
+from firmware.web.camera_eye import Expected, EyeTable, EyeView
 from firmware.web.eye_picture import draw_eye
 from firmware.web.eye_place import Ground
 
@@ -71,7 +71,8 @@ def test_a_box_is_judged_in_the_pictures_own_pixels_at_any_size(drawn: Table) ->
     for zone, outline in drawn.outline.items():
         x0, y0, x1, y1 = bounds(outline)
         box = (x0 + 12, y0 + 12, x1 - 12, y1 - 12)
-        assert small.quiet(tuple(v / 2 for v in box)) == full.quiet(box) is False, zone
+        halved = (box[0] / 2, box[1] / 2, box[2] / 2, box[3] / 2)
+        assert small.quiet(halved) == full.quiet(box) is False, zone
     assert small.quiet((450, 150, 500, 200)) and full.quiet((900, 300, 1000, 400))
 
 
