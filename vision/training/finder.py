@@ -386,6 +386,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--scene-frames", type=int, default=4)
     ap.add_argument("--theme-frames", type=int, default=320,
                     help="frames of Debian's card themes (training half) on real tables; 0: none")
+    ap.add_argument("--real-share", type=float, default=0.6,
+                    help="share of batches cut from the Roboflow photos (the rest drawn, themes)")
+    ap.add_argument("--theme-share", type=float, default=0.2,
+                    help="share of batches cut from the theme frames")
+    ap.add_argument("--direction-weight", type=float, default=0.1,
+                    help="weight of the rank-to-suit direction in the loss")
     ap.add_argument("--minutes", type=float, default=35.0)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--seed", type=int, default=0)
@@ -441,10 +447,11 @@ def main(argv: list[str] | None = None) -> None:
         for g in opt.param_groups:
             g["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * frac))
         pick = rng.random()
-        pool = real if pick < 0.5 or not (drawn or themes) else (
-            themes if themes and (pick >= 0.75 or not drawn) else drawn)
+        pool = real if pick < args.real_share or not (drawn or themes) else (
+            themes if themes and (pick >= 1 - args.theme_share or not drawn) else drawn)
         x, t = sample_batch(pool, args.batch, rng, args.card_px)
-        loss, parts = loss_of(net(torch.from_numpy(x)), torch.from_numpy(t))
+        loss, parts = loss_of(net(torch.from_numpy(x)), torch.from_numpy(t),
+                              args.direction_weight)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -452,7 +459,8 @@ def main(argv: list[str] | None = None) -> None:
         if step % 200 == 0:
             with torch.no_grad():
                 net.eval()
-                vl, vparts = loss_of(net(torch.from_numpy(vx)), torch.from_numpy(vt))
+                vl, vparts = loss_of(net(torch.from_numpy(vx)), torch.from_numpy(vt),
+                                     args.direction_weight)
                 net.train()
             print(f"step {step} ({time.time() - t0:.0f}s) loss {loss.item():.4f} "
                   f"{' '.join(f'{p:.3f}' for p in parts)} | val {vl.item():.4f} "

@@ -38,7 +38,8 @@ def build(width: int = 16) -> nn.Module:
     )
 
 
-def loss_of(out: torch.Tensor, t: torch.Tensor) -> tuple[torch.Tensor, list[float]]:
+def loss_of(out: torch.Tensor, t: torch.Tensor, direction_weight: float = 0.3
+            ) -> tuple[torch.Tensor, list[float]]:
     """The training loss of outputs ``out`` against targets ``t`` (``finder._targets``):
     weighted binary cross-entropy on the heat (a soft Gaussian target), squared error on the
     doubled-angle axis where it is known, on the offsets and the log span near each middle,
@@ -54,7 +55,7 @@ def loss_of(out: torch.Tensor, t: torch.Tensor) -> tuple[torch.Tensor, list[floa
     way, way_mask = torch.tanh(out[:, OUTPUTS:OUTPUTS + 2]), t[:, DIRECTION_TARGET + 2]
     d = (((way - t[:, DIRECTION_TARGET:DIRECTION_TARGET + 2]) ** 2).sum(1) * way_mask).sum() \
         / way_mask.sum().clamp(min=1)
-    loss = h * 10 + 0.5 * a + 0.3 * o + 0.3 * s + 0.3 * d
+    loss = h * 10 + 0.5 * a + 0.3 * o + 0.3 * s + direction_weight * d
     return loss, [float(v.detach()) for v in (h, a, o, s, d)]
 
 
