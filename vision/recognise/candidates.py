@@ -584,8 +584,9 @@ def find_glyphs(channel: np.ndarray, *, bright: bool, limits: GlyphLimits | None
     if not bright:  # dark or red ink: nearly every deck (see _parts_of_bridged, _faint_glyphs)
         parts.append(_parts_of_bridged(diff, labels, stats, lo, hi))
         if limits.faint:
-            *faint, grain = _faint_glyphs(diff, limits, stats[keep, :4], within=faint_within)
-            parts.append((faint[0], faint[1], faint[2]))
+            f_cents, f_boxes, f_areas, grain = _faint_glyphs(diff, limits, stats[keep, :4],
+                                                             within=faint_within)
+            parts.append((f_cents, f_boxes, f_areas))
     part_cents, part_boxes, part_areas = zip(*parts, strict=True)
     return Glyphs(
         centroids=np.concatenate([cents[keep], *part_cents]).astype(np.float32),
@@ -602,7 +603,8 @@ def _faint_glyphs(diff: np.ndarray, limits: GlyphLimits, found: np.ndarray, *,
     the contrast floor is lowered (``_faint_floor``), less those ``found`` (boxes) already.
     Where a mask ``within`` is given, those lying where faint glyphs are dense
     (``faint_dense``: wood grain) are kept only where their middle lies inside it, and the
-    fourth value is where they are dense (``grain_mask``; None without ``within``).
+    fourth value is where they are dense (``grain_mask``; None without ``within``, or where
+    nothing is).
 
     A thin rank printed in a light font and shrunk to the working scale, or blurred, lies
     50-75 grey levels under its paper where its suit lies 200 under: the fixed floor broke it
