@@ -380,7 +380,9 @@ def test_the_feed_hands_over_references_and_reads_the_game_once_per_revision(
                    seats=PLAYERS, players=PLAYERS)
     assert read == ["1.1", "2.2"]
     view = eye._offered
-    assert view is not None and view.image is drawn.image  # the frame itself, not a copy
+    # The frame scaled to the picture's width (the eye keeps no full-size frame); the outlines
+    # stay in the frame's pixels.
+    assert view is not None and view.image.shape == (540, 960, 3) and view.size == (1280, 720)
     assert [(card, zone) for card, zone, _ in view.cards] == [(C("7C"), "Ann")]
     assert view.unread == (tuple(drawn.outline["Bob"]),)
     assert view.table.rev == "2.2"

@@ -1,8 +1,15 @@
 """The loop's side of the camera's eye (``firmware.web.camera_eye``): what it hands over.
 
-On every frame it reads, the loop hands the eye references only: the frame, the tracker's
-cards (``CardTracker.placed``, a tuple it builds anyway), the outlines of the detections that
-name no card, the zones, and the game's side of the view. The game's side (where the game
+The loop hands the eye a frame when the eye wants one (``CameraEye.wants``: the first
+frame after each look, about one a second) or when what the board holds changed since the
+frame it handed last (which cards the tracker places in which zone, how many unread ones,
+the game's revision or seating): so the frame the eye looks at is the one the tracker's
+cards were read from, not the first one of a hand reaching in. It hands over the frame
+scaled down to the phone picture's width (``eye_picture.for_phone``: the eye must not keep
+a full-size camera frame alive beside the one the loop reads) and references for the rest:
+the tracker's cards (``CardTracker.placed``, a tuple it builds anyway), the outlines of the
+detections that name no card, the zones, and the game's side of the view. On the other
+frames the loop's cost is a comparison of those few names. The game's side (where the game
 waits for a card, each player's laid cards, who sits in each seat zone) is read from the
 live ``Game`` here, on the loop's thread, and only when the store's revision or the seating
 changed; the eye's thread never touches the game.
@@ -80,26 +87,37 @@ def named_by_hand_in(zone: str | None, place: str | None, game: Game, tracker: A
 
 
 class EyeFeed:
-    """Hands the loop's newest frame to ``eye``; the game's side is gathered once per revision."""
+    """Hands the loop's frame to ``eye``, scaled for the phone, when it wants one or what the
+    board holds changed; the game's side is gathered once per revision."""
 
     def __init__(self, eye: CameraEye) -> None:
+        from firmware.web.eye_picture import for_phone  # OpenCV: only a board with a camera
+
         self.eye = eye
+        self._for_phone = for_phone
         self._table = EyeTable()
         self._key: tuple[Any, ...] | None = None
         self._tracker: tuple[Any, bool] = (None, False)  # the tracker, and whether it places
+        self._handed: tuple[Any, ...] | None = None  # what the board held at the last hand-over
 
     def offer(self, image: Any, at: float, detections: Sequence[Any], tracker: Any,
               zones: TableZones | None, game: Game, rev: str, *, seats: Sequence[str],
               players: Sequence[str], at_start: Sequence[Any] = ()) -> None:
         """``at_start``: the readings the reader took for the table's art as it first
         settled (``StreamReader.at_start``), each card with its outline."""
-        key = (rev, tuple(seats), tuple(players))
-        if key != self._key:
-            self._table = eye_table(game, rev, seats=seats, players=players)
-            self._key = key
         if self._tracker[0] is not tracker:
             self._tracker = (tracker, isinstance(tracker, PlacedCards))
         cards = tracker.placed if self._tracker[1] else ()
         unread = tuple(tuple(d.corners) for d in detections if d.card is None)
+        held = (rev, tuple(seats), tuple(players), len(unread), len(at_start),
+                tuple((card, zone) for card, zone, _ in cards))
+        if held == self._handed and not self.eye.wants:
+            return
+        self._handed = held
+        key = held[:3]
+        if key != self._key:
+            self._table = eye_table(game, rev, seats=seats, players=players)
+            self._key = key
         lying = tuple((d.card, tuple(d.corners)) for d in at_start if d.card is not None)
-        self.eye.offer(EyeView(image, at, cards, unread, zones, self._table, lying))
+        small, frame = self._for_phone(image)
+        self.eye.offer(EyeView(small, at, cards, unread, zones, self._table, lying, frame))

@@ -7,9 +7,13 @@ drawn, the cards it could not read outlined in another colour and the places whe
 game expects a card it has not seen marked (``firmware.web.eye_picture`` draws it).
 
 It must cost the device loop nothing. So the loop only ``offer``-s an ``EyeView``: a few
-references (the frame as the camera gave it, the tracker's cards as an immutable tuple,
+references (the frame scaled down for the phone, the tracker's cards as an immutable tuple,
 the game's expected places gathered once per revision), stored under a lock and nothing
-else. ``CameraEye``'s own thread ``look``-s once every ``interval_s``: it makes a picture
+else; and only when the eye ``wants`` one (the first frame after each look) or what the
+loop read changed (``firmware.device.eye_snapshot.EyeFeed`` decides). So the loop scales a
+frame or two a look, not every frame, and the eye never holds a full-size frame (a
+2304x1296 one is 9 MB of a Pi Zero 2 W's peak memory). ``CameraEye``'s own thread
+``look``-s once every ``interval_s``: it makes a picture
 only when what it sees has settled (the same cards in the same places as at its last look)
 and differs from the picture it last made. So there is at most one picture a second, and
 while the table is still nothing is drawn or encoded at all: not a video stream.
@@ -122,6 +126,7 @@ class CameraEye:
         self._draw = draw
         self._lock = threading.Lock()
         self._offered: EyeView | None = None
+        self._wanted = True  # until a view comes; the thread asks again after each look
         self._picture: EyePicture | None = None
         self._last_key: tuple[Any, ...] | None = None
         self._shown_key: tuple[Any, ...] | None = None
@@ -132,10 +137,18 @@ class CameraEye:
 
     # -- the loop's side -----------------------------------------------------------------------
 
+    @property
+    def wants(self) -> bool:
+        """Whether the eye wants the loop's next view: always while no thread of its own looks
+        (``look`` called by hand takes the newest), else once per look (the first view after
+        it). A plain read, no lock: the loop asks on every frame."""
+        return self._wanted or self._thread is None
+
     def offer(self, view: EyeView) -> None:
         """Keeps ``view`` as the newest (the loop's whole cost: one assignment under a lock)."""
         with self._lock:
             self._offered = view
+            self._wanted = False
 
     # -- the web thread's side -----------------------------------------------------------------
 
@@ -189,6 +202,7 @@ class CameraEye:
         def run() -> None:
             while not self._stop.wait(self.interval_s):
                 self.look()
+                self._wanted = True
 
         self._thread = threading.Thread(target=run, name="cribbage-eye", daemon=True)
         self._thread.start()

@@ -31,8 +31,8 @@ from firmware.web.eye_place import Board, Box, Ground, leader_for
 from firmware.web.eye_view import EyeView, Outline, marks, point_inside
 from vision.live.zones import centroid
 
-__all__ = ["draw_eye", "PHONE_WIDTH", "QUALITY", "READ", "UNREAD", "EXPECTED", "ZONE",
-           "AT_START"]
+__all__ = ["draw_eye", "for_phone", "picture_size", "PHONE_WIDTH", "QUALITY", "READ", "UNREAD",
+           "EXPECTED", "ZONE", "AT_START"]
 
 #: The picture's width: a phone's screen is 1080 to 1290 device pixels across, the page a
 #: little narrower; a 1280x720 frame at 960 px is about 90 kB at ``QUALITY``.
@@ -53,8 +53,8 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
              ) -> tuple[bytes, dict[str, Any]]:
     """The JPEG and the page's JSON for ``view``. Never writes to the camera's frame."""
     frame_w, frame_h = view.size
+    out_w, out_h = picture_size(view.size, width)
     scale = min(1.0, width / frame_w)
-    out_w, out_h = max(1, round(frame_w * scale)), max(1, round(frame_h * scale))
     image = _base(view.image, (out_w, out_h))
     line = max(2, round(out_w / 320))
     text = out_w / 700  # the font's scale: labels about 4% of the picture's width tall
@@ -137,6 +137,26 @@ def draw_eye(view: EyeView, *, width: int = PHONE_WIDTH, quality: int = QUALITY
                                if view.at_start else ""),
             "laid": {player: [str(c) for c in cards_] for player, cards_ in view.table.laid}}
     return encoded.tobytes(), data
+
+
+def picture_size(frame: tuple[int, int], width: int = PHONE_WIDTH) -> tuple[int, int]:
+    """The picture's size for a camera frame of size ``frame``: ``width`` across at most, in
+    the frame's proportions (a narrower frame is not enlarged)."""
+    scale = min(1.0, width / frame[0])
+    return max(1, round(frame[0] * scale)), max(1, round(frame[1] * scale))
+
+
+def for_phone(image: Any, width: int = PHONE_WIDTH) -> tuple[Any, tuple[int, int] | None]:
+    """``image`` scaled down as ``draw_eye`` scales it (so the picture it draws is the same),
+    and the camera frame's size (``EyeView.frame``); the image itself and None when it is no
+    wider than ``width``. Why: the eye keeps its newest view until its next look, and a
+    2304x1296 frame held there is 9 MB more at the device's peak memory; 960x540 is 1.5 MB."""
+    array = np.asarray(image)
+    frame = (int(array.shape[1]), int(array.shape[0]))
+    size = picture_size(frame, width)
+    if size == frame:
+        return image, None
+    return cv2.resize(array, size, interpolation=cv2.INTER_AREA), frame
 
 
 def _base(frame: Any, size: tuple[int, int]) -> np.ndarray:

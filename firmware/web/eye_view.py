@@ -96,6 +96,9 @@ class EyeView:
     ``at_start`` the cards that lay on the table when it first settled, taken for the table's
     own art and never counted (``vision.live.motion.StreamReader.at_start``), with their
     outlines.
+    ``frame`` is the camera frame's size (width, height) where ``image`` is that frame already
+    scaled down for the phone (``firmware.web.eye_picture.for_phone``), so the eye holds no
+    full-size frame; every outline stays in the frame's pixels. None: ``image`` is the frame.
     """
 
     image: Any
@@ -105,9 +108,13 @@ class EyeView:
     zones: TableZones | None = None
     table: EyeTable = EyeTable()
     at_start: tuple[tuple[Card, Outline], ...] = ()
+    frame: tuple[int, int] | None = None
 
     @property
     def size(self) -> tuple[int, int]:
+        """The camera frame's size, which the outlines are measured in."""
+        if self.frame is not None:
+            return self.frame
         height, width = self.image.shape[:2]
         return int(width), int(height)
 
