@@ -37,7 +37,7 @@ from engine.cards import Card, Rank, Suit
 __all__ = [
     "MODEL_PATH", "PatchScores", "Runner", "ScoreAdjuster", "normalise", "classify", "embed",
     "load_model", "other_opinion_paths", "RANKS", "SUITS", "LOGITS_OUTPUT", "EMBEDDING_OUTPUT",
-    "OTHER_OPINIONS_FLOOR", "RUN_CHUNK", "one_core_session", "ranked_cards",
+    "OTHER_OPINIONS_FLOOR", "RUN_CHUNK", "first_output", "one_core_session", "ranked_cards",
 ]
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "corner_index.onnx"
@@ -206,6 +206,22 @@ def load_model(path: str = str(MODEL_PATH)) -> Runner:
 
     has_embedding = EMBEDDING_OUTPUT in {o.name for o in session.get_outputs()}
     return Runner(path, logits, both if has_embedding else None)
+
+
+def first_output(path: str) -> Callable[[np.ndarray], np.ndarray]:
+    """The network at ``path`` as a function from a float32 NCHW batch to its first output,
+    opened as the classifiers are (``one_core_session``, else OpenCV's dnn): the index
+    finder's one-output network runs this way."""
+    session = one_core_session(path)
+    if session is None:
+        return _opencv_runner(path).logits
+    name = session.get_inputs()[0].name
+    first = session.get_outputs()[0].name
+
+    def run(batch: np.ndarray) -> np.ndarray:
+        return np.asarray(session.run([first], {name: batch})[0])
+
+    return run
 
 
 def _opencv_runner(path: str) -> Runner:

@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.recognise.classifier import one_core_session
+from vision.recognise.classifier import first_output
 from vision.recognise.frames import check_frame
 
 __all__ = ["BAND_MARGIN", "BAND_ROWS", "FINDER_PATH", "FINDER_CARD_PX", "FINDER_STRIDE",
@@ -210,23 +210,7 @@ def load_finder(path: str = str(FINDER_PATH)) -> IndexFinder:
     """Loads the finder once per process; a missing file is an ``OSError``."""
     if not Path(path).is_file():
         raise OSError(f"index finder weights not found: {path}")
-    session = one_core_session(path)
-    if session is None:
-        net = cv2.dnn.readNetFromONNX(path)
-        net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-        net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
-
-        def run_cv(batch: np.ndarray) -> np.ndarray:
-            net.setInput(batch)
-            return np.asarray(net.forward())
-
-        return IndexFinder(run_cv, path)
-    name = session.get_inputs()[0].name
-
-    def run(batch: np.ndarray) -> np.ndarray:
-        return np.asarray(session.run(None, {name: batch})[0])
-
-    return IndexFinder(run, path)
+    return IndexFinder(first_output(path), path)
 
 
 # A found pair whose middle lies within this many of its spans of a classic pair's middle is
