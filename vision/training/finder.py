@@ -377,6 +377,18 @@ def _theme_regions(dataset: Path, part: Split, frames: int, seed: int) -> list[R
     return theme_regions(decks, textures, frames=frames, seed=seed)
 
 
+def _pool(pick: float, real: list[Region], drawn: list[Region], themes: list[Region], *,
+          real_share: float, theme_share: float) -> list[Region]:
+    """The regions a batch is cut from, for a uniform ``pick`` in [0, 1): the photos below
+    ``real_share``, the theme frames from ``1 - theme_share`` up, the drawn deals between;
+    a source that is empty gives its share to the next (drawn, then themes, then photos)."""
+    if pick < real_share or not (drawn or themes):
+        return real
+    if themes and (pick >= 1 - theme_share or not drawn):
+        return themes
+    return drawn
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--fit-only", action="store_true", help="leave dev's validation fold out")
@@ -446,9 +458,8 @@ def main(argv: list[str] | None = None) -> None:
         frac = (time.time() - start) / total
         for g in opt.param_groups:
             g["lr"] = 3e-3 * 0.5 * (1 + math.cos(math.pi * frac))
-        pick = rng.random()
-        pool = real if pick < args.real_share or not (drawn or themes) else (
-            themes if themes and (pick >= 1 - args.theme_share or not drawn) else drawn)
+        pool = _pool(float(rng.random()), real, drawn, themes, real_share=args.real_share,
+                     theme_share=args.theme_share)
         x, t = sample_batch(pool, args.batch, rng, args.card_px)
         loss, parts = loss_of(net(torch.from_numpy(x)), torch.from_numpy(t),
                               args.direction_weight)
