@@ -34,7 +34,7 @@ from vision.recognise.candidates import find_candidates
 from vision.training.harvest import Patches, label_by_boxes
 
 __all__ = ["DEVICE_SIZES", "CARD_ROWS", "DeviceFrame", "device_frame", "harvest_device_boxes",
-           "harvest_device_sets"]
+           "harvest_device_sets", "varied_camera", "relit"]
 
 #: The frame sizes the device films (the stream and the recommended full-width mode).
 DEVICE_SIZES = ((1280, 720), (2304, 1296))
@@ -50,7 +50,7 @@ class DeviceFrame(NamedTuple):
     card_px: float
 
 
-def _camera(rng: np.random.Generator) -> CameraModel:
+def varied_camera(rng: np.random.Generator) -> CameraModel:
     """A camera like the device's, varied: the Camera Module 3 as RGB or a YUV stream, or a
     webcam's MJPEG; lens blur and noise spread around their calibrated values."""
     base = CAMERA_MODULE_3 if rng.random() < 0.75 else USB_WEBCAM
@@ -63,7 +63,7 @@ def _camera(rng: np.random.Generator) -> CameraModel:
                    jpeg_quality=int(rng.integers(70, 93)))
 
 
-def _relit(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def relit(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """The photo's light changed as a room changes it: exposure -1 to +1.5 EV (paper may
     clip, as it does under a bright lamp), and now and then contrast cut by up to half."""
     out: np.ndarray = image.astype(np.float32) * float(2.0 ** rng.uniform(-1.0, 1.5))
@@ -90,9 +90,9 @@ def device_frame(photo: np.ndarray, *, widen: float, scale: float, angle: float,
     fill = tuple(float(v) for v in np.median(border, axis=0))
     laid = cv2.warpAffine(small, turn, size, flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
-    camera = _camera(rng)
+    camera = varied_camera(rng)
     gain = falloff_gain(size, corner=float(rng.uniform(0, camera.falloff)))
-    frame = camera.capture(_relit(laid, rng), gain=gain, rng=rng)
+    frame = camera.capture(relit(laid, rng), gain=gain, rng=rng)
     to_frame = np.vstack([turn, [0, 0, 1]]) @ to_small
     card_px = float(WatchSettings().card_fraction * size[1])
     return DeviceFrame(frame, np.linalg.inv(to_frame)[:2], card_px)

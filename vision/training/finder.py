@@ -45,7 +45,8 @@ from vision.recognise.finder import (
 from vision.training.device_patches import CARD_ROWS, DEVICE_SIZES, device_frame
 
 __all__ = ["POINT_COLUMNS", "TARGETS", "Region", "roboflow_regions", "drawn_regions",
-           "sample_batch", "measure_regions", "measure_axes", "with_direction", "main"]
+           "sample_batch", "measure_regions", "measure_axes", "with_direction", "shrunk_region",
+           "main"]
 
 # An index's span (rank to suit) over its corner box's long side: a card is 4 boxes tall
 # (``photo_scale.CARD_PER_INDEX_BOX``) and 9.2 spans.
@@ -108,8 +109,8 @@ def _box_points(item: LabelledImage, to_frame: np.ndarray) -> np.ndarray:
     return np.array(rows, np.float32).reshape(-1, POINT_COLUMNS)
 
 
-def _shrunk(image: np.ndarray, points: np.ndarray, factor: float,
-            keep: tuple[float, float, float, float] | None = None) -> Region:
+def shrunk_region(image: np.ndarray, points: np.ndarray, factor: float,
+                  keep: tuple[float, float, float, float] | None = None) -> Region:
     """``image`` and ``points`` resized by ``factor``, cut to ``keep`` (x0, y0, x1, y1 in the
     image's pixels) grown by a crop's half."""
     small = cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
@@ -163,7 +164,7 @@ def roboflow_regions(images: list[LabelledImage], dataset: str, *, frames: int, 
                                np.float64) @ to_frame.T
             keep = (float(corners[:, 0].min()), float(corners[:, 1].min()),
                     float(corners[:, 0].max()), float(corners[:, 1].max()))
-            out.append(_shrunk(f.image, pts, REGION_CARD_PX / f.card_px, keep))
+            out.append(shrunk_region(f.image, pts, REGION_CARD_PX / f.card_px, keep))
     return out
 
 
@@ -203,7 +204,7 @@ def drawn_regions(scenes: int, *, frames: int, seed: int) -> list[Region]:
                 continue
             card = float(np.median(heights))
             pts = np.array(rows, np.float32).reshape(-1, POINT_COLUMNS)
-            out.append(_shrunk(frame.image, pts, REGION_CARD_PX / card))
+            out.append(shrunk_region(frame.image, pts, REGION_CARD_PX / card))
     return out
 
 

@@ -24,9 +24,9 @@ from engine.cards import Card
 from vision.drawn.camera_model import falloff_gain
 from vision.measure.datasets import LabelledImage
 from vision.recognise.geometry import points_in_quad
-from vision.training.device_patches import CARD_ROWS, DEVICE_SIZES, _camera, _relit
+from vision.training.device_patches import CARD_ROWS, DEVICE_SIZES, relit, varied_camera
 from vision.training.facedecks import FaceDeck, SignedBox
-from vision.training.finder import REGION_CARD_PX, SPAN_PER_BOX, Region, _shrunk, boxed_photos
+from vision.training.finder import REGION_CARD_PX, SPAN_PER_BOX, Region, boxed_photos, shrunk_region
 
 __all__ = ["TableTexture", "index_marks", "table_textures", "theme_frame", "theme_regions"]
 
@@ -197,9 +197,9 @@ def theme_frame(deck: FaceDeck, textures: Sequence[TableTexture], rng: np.random
             a = math.atan2(d[1], d[0])
             rows.append([mid[0], mid[1], math.cos(2 * a), math.sin(2 * a), 1.0, span,
                          d[0], d[1], 1.0])
-    camera = _camera(rng)
+    camera = varied_camera(rng)
     gain = falloff_gain(size, corner=float(rng.uniform(0, camera.falloff)))
-    frame = camera.capture(_relit(canvas, rng), gain=gain, rng=rng)
+    frame = camera.capture(relit(canvas, rng), gain=gain, rng=rng)
     return frame, np.array(rows, np.float32).reshape(-1, 9), card_px
 
 
@@ -218,5 +218,5 @@ def theme_regions(decks: Sequence[FaceDeck], textures: Sequence[TableTexture], *
                     float(points[:, 0].max() + card_px), float(points[:, 1].max() + card_px))
         else:
             keep = None
-        out.append(_shrunk(image, points, REGION_CARD_PX / card_px, keep))
+        out.append(shrunk_region(image, points, REGION_CARD_PX / card_px, keep))
     return out
