@@ -88,11 +88,16 @@ class Timed:
 
     def __init__(self, recognise: Any, clock: Clock) -> None:
         self.recognise, self.clock, self.spent = recognise, clock, 0.0
+        # Confines the index search as the device's recogniser does (``StreamReader``).
+        self.reads_index_window = getattr(recognise, "reads_index_window", False)
 
-    def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> Any:
+    def __call__(self, image: np.ndarray, *, card_px: float | None = None,
+                 index_window: tuple[int, int, int, int] | None = None) -> Any:
         began = self.clock()
         try:
-            return self.recognise(image, card_px=card_px)
+            if index_window is None:
+                return self.recognise(image, card_px=card_px)
+            return self.recognise(image, card_px=card_px, index_window=index_window)
         finally:
             self.spent += self.clock() - began
 

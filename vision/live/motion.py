@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import cv2
 import numpy as np
@@ -51,7 +51,8 @@ from vision.recognise.focus import FocusMeter
 from vision.recognise.frames import check_frame
 from vision.recognise.whole_cards import CARD_SIZES
 
-__all__ = ["WatchSettings", "Region", "ChangeWatcher", "StreamReader", "Box"]
+__all__ = ["WatchSettings", "Region", "ChangeWatcher", "StreamReader", "Box",
+           "WindowedRecognise", "INDEX_MARGIN"]
 
 Image = npt.NDArray[np.uint8]
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in pixels, x1 and y1 excluded
@@ -63,6 +64,9 @@ Corners = tuple[Point, Point, Point, Point]
 TILE_ABOVE_PX = 1280 * 720
 TILE_CARDS = 5.0
 TILE_MARGIN = 0.65
+#: Index pairs are searched only in a read's core (the changed cells grown by a quarter card)
+#: grown by this many card lengths; outlines in the whole box (``StreamReader._look``).
+INDEX_MARGIN = 0.2
 
 
 class Recognise(Protocol):
@@ -70,6 +74,16 @@ class Recognise(Protocol):
     ``vision.recognise.detection.CameraRecogniser``."""
 
     def __call__(self, image: Image, *, card_px: float | None = None) -> Sequence[Seen]: ...
+
+
+class WindowedRecognise(Protocol):
+    """A ``Recognise`` that may confine its search for indices to ``index_window`` (crop
+    pixels) and says so (``reads_index_window``): ``CameraRecogniser``."""
+
+    reads_index_window: bool
+
+    def __call__(self, image: Image, *, card_px: float | None = None,
+                 index_window: Box | None = None) -> Sequence[Seen]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +324,10 @@ class StreamReader:
         self.sure = SURE
         self.rereads = REREADS
         self._pending: list[_Pending] = []
+        # Where the recogniser can (``WindowedRecognise``), indices are searched only within
+        # ``index_margin`` card lengths of a read's core (``_look``); None: the whole box.
+        self.index_margin: float | None = (
+            INDEX_MARGIN if getattr(recognise, "reads_index_window", False) is True else None)
 
     @property
     def focus(self) -> FocusMeter | None:
@@ -468,9 +486,15 @@ class StreamReader:
         (``_tiles``), so the recogniser's working images never span a whole large frame."""
         found: list[Seen] = []
         named: list[set[Card]] = []  # each of ``found``'s: every card its tile read
+        window = None
+        if self.index_margin is not None:
+            # A card laid or taken changes the whole of its outline: its indices lie in the
+            # changed cells, so the core (those grown by a quarter card) and a little more.
+            grow = math.ceil(self.index_margin * self.card_px)
+            window = self._clip((core[0] - grow, core[1] - grow, core[2] + grow, core[3] + grow))
         for tile_core, tile in _tiles(core, box, self.card_px):
             earlier = len(found)  # readings of one tile are all kept (a fanned pair: two)
-            inside, every = self._look_once(image, tile_core, tile)
+            inside, every = self._look_once(image, tile_core, tile, window)
             cards = {s.card for s in every if s.card is not None}
             for seen in inside:
                 twin = next((i for i in range(earlier) if self._same_place(found[i], seen)
@@ -484,15 +508,26 @@ class StreamReader:
         self.pixels_read += (box[2] - box[0]) * (box[3] - box[1])
         return found
 
-    def _look_once(self, image: Image, core: Box, box: Box) -> tuple[list[Seen], list[Seen]]:
+    def _look_once(self, image: Image, core: Box, box: Box, window: Box | None = None
+                   ) -> tuple[list[Seen], list[Seen]]:
         """``_look`` in one call of the recogniser: the readings centred in ``core``, and all
-        it read in ``box`` (which cards the crop holds: ``_two_cards``)."""
+        it read in ``box`` (which cards the crop holds: ``_two_cards``). Indices are searched
+        only within ``window`` (frame pixels) where it leaves out part of ``box``."""
         x0, y0, x1, y1 = box
         crop = image[y0:y1, x0:x1]
+        inner = None if window is None else (max(window[0], x0) - x0, max(window[1], y0) - y0,
+                                             min(window[2], x1) - x0, min(window[3], y1) - y0)
+        if inner is not None and (inner == (0, 0, x1 - x0, y1 - y0)
+                                  or inner[2] - inner[0] < 2 or inner[3] - inner[1] < 2):
+            inner = None  # all of the box (or a tile that misses it: searched as before)
+        if inner is None:
+            seen_here = self.recognise(crop, card_px=self.card_px)
+        else:
+            windowed = cast(WindowedRecognise, self.recognise)
+            seen_here = windowed(crop, card_px=self.card_px, index_window=inner)
         # Frame pixels to the settled table's: the view may have shifted since.
         ox, oy = self.offset
-        found = [_shift(seen, x0 - ox, y0 - oy)
-                 for seen in self.recognise(crop, card_px=self.card_px)]
+        found = [_shift(seen, x0 - ox, y0 - oy) for seen in seen_here]
         core_on_table = self._on_table(core)
         return [seen for seen in found if _inside(centroid(seen.corners), core_on_table)
                 and self._physical(seen)], found

@@ -52,6 +52,7 @@ __all__ = [
     "extract_patches",
     "pair_spans",
     "find_candidates",
+    "find_candidates_in",
     "working_scale",
 ]
 
@@ -1026,3 +1027,52 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         np.concatenate(down_parts),
         np.concatenate(span_parts) * inv,
     )
+
+
+def find_candidates_in(image: np.ndarray, window: tuple[int, int, int, int] | None, *,
+                       card_px: float | None = None,
+                       faint_within: Sequence[np.ndarray] | None = None,
+                       finder: IndexFinder | None = None, index_span: float | None = None,
+                       read_whole: Sequence[np.ndarray] = ()) -> IndexCandidates:
+    """``find_candidates`` on ``image``'s ``window`` (x0, y0, x1, y1 in its pixels, x1 and y1
+    excluded) only, the candidates in ``image``'s pixels; None searches all of ``image``,
+    exactly as ``find_candidates`` does.
+
+    Why: the live path reads a changed region padded to whole cards, but a card laid or taken
+    changes the whole of its outline, so its indices lie in or next to the changed cells; the
+    contrast stage and the learned finder cost their pixels, and the padding is half of them
+    (``vision.live.motion.INDEX_MARGIN``). ``faint_within`` and ``read_whole`` are in
+    ``image``'s pixels too; the other options are ``find_candidates``' own.
+    """
+    if window is None:
+        return find_candidates(image, card_px=card_px, faint_within=faint_within,
+                               finder=finder, index_span=index_span, read_whole=read_whole)
+    check_frame(image, "find_candidates_in")
+    x0, y0, x1, y1 = _window(window, image.shape)
+    origin = np.array([x0, y0], np.float64)
+    cand = find_candidates(
+        np.ascontiguousarray(image[y0:y1, x0:x1]), card_px=card_px, finder=finder,
+        faint_within=None if faint_within is None else
+        [np.asarray(o, np.float64).reshape(4, 2) - origin for o in faint_within],
+        index_span=index_span,
+        read_whole=tuple(np.asarray(o, np.float64).reshape(4, 2) - origin for o in read_whole))
+    shift = origin.astype(np.float32)
+    return IndexCandidates(cand.patches, cand.rank_xy + shift, cand.suit_xy + shift, cand.down,
+                           cand.span)
+
+
+def _window(window: tuple[int, int, int, int], shape: tuple[int, ...]
+            ) -> tuple[int, int, int, int]:
+    """``window`` clipped to an image of ``shape``; ValueError where it is no box of whole
+    pixels or leaves nothing of the image."""
+    if len(window) != 4 or not all(isinstance(v, (int, np.integer))
+                                   and not isinstance(v, bool) for v in window):
+        raise ValueError(f"index window must be four whole pixels (x0, y0, x1, y1), "
+                         f"not {window!r}")
+    h, w = shape[:2]
+    x0, y0 = max(0, int(window[0])), max(0, int(window[1]))
+    x1, y1 = min(w, int(window[2])), min(h, int(window[3]))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        raise ValueError(f"index window {window!r} leaves under 2x2 pixels of a "
+                         f"{w}x{h} image")
+    return x0, y0, x1, y1

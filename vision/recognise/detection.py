@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.cards import Card
-from vision.recognise.candidates import IndexCandidates, find_candidates
+from vision.recognise.candidates import IndexCandidates, find_candidates_in
 from vision.recognise.classifier import (
     MODEL_PATH,
     PatchScores,
@@ -209,6 +209,7 @@ def recognise(
     blur: float | None = None,
     card_px: float | None = None,
     finder: IndexFinder | None = None,
+    index_window: tuple[int, int, int, int] | None = None,
 ) -> list[Detection]:
     """Finds the face-up cards in a BGR frame; unreadable ones come back with ``card=None``.
 
@@ -225,6 +226,10 @@ def recognise(
     With ``card_px`` a rank-suit pair far too big or small for such a card is no index
     (``vision.recognise.span_check``: one card's rank paired with another's suit).
     ``finder`` (with ``card_px``) adds the learned index finder's pairs to the classic ones.
+    ``index_window`` (x0, y0, x1, y1 in ``image``'s pixels) confines the search for index
+    pairs, classic and learned, to that part of the image; outlines are still found in all of
+    it (``candidates.find_candidates_in``: the live path's changed cells, where a laid card's
+    indices lie). None searches everywhere.
     """
     check_frame(image, "recognise")
     sigma = blur_sigma(image) if blur is None else blur
@@ -246,9 +251,10 @@ def recognise(
     faint_within = None if card_px is None else [quads[q].corners for q in sorted(unread)]
     # The span band and the cards read whole are told the candidate stage too, which drops
     # such pairs before cutting them (the checks below stay for any candidates' source).
-    cand = find_candidates(image, card_px=card_px, faint_within=faint_within, finder=finder,
-                           index_span=None if card_px is None else card_px / CARD_HEIGHT,
-                           read_whole=tuple(outlines))
+    cand = find_candidates_in(image, index_window, card_px=card_px, faint_within=faint_within,
+                              finder=finder,
+                              index_span=None if card_px is None else card_px / CARD_HEIGHT,
+                              read_whole=tuple(outlines))
     if card_px is not None and len(cand):
         # A pair too big or too small for the told card is two cards' glyphs (span_check).
         cand = _subset(cand, span_fits(cand.span, card_px / CARD_HEIGHT))
@@ -308,12 +314,17 @@ class CameraRecogniser:
         self.model_path = model_path
         self.focus = FocusMeter(every)
 
-    def __call__(self, image: np.ndarray, *, card_px: float | None = None) -> list[Detection]:
-        """Reads a frame, or a crop of one, whose cards are ``card_px`` tall where known."""
+    #: ``StreamReader`` may confine its index search (``recognise``'s ``index_window``).
+    reads_index_window = True
+
+    def __call__(self, image: np.ndarray, *, card_px: float | None = None,
+                 index_window: tuple[int, int, int, int] | None = None) -> list[Detection]:
+        """Reads a frame, or a crop of one, whose cards are ``card_px`` tall where known,
+        searching for indices in ``index_window`` only where given (``recognise``)."""
         check_frame(image, "CameraRecogniser")  # before the meter, which would name itself
         return recognise(image, min_confidence=self.min_confidence, model_path=self.model_path,
                          deck=self.deck, blur=self.focus(image), card_px=card_px,
-                         finder=self.finder)
+                         finder=self.finder, index_window=index_window)
 
 
 def _whole_cards(image: np.ndarray, quads: list[CardQuad], *, model_path: str,
