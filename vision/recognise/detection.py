@@ -38,6 +38,7 @@ from vision.recognise.focus import (
 from vision.recognise.frames import check_frame
 from vision.recognise.geometry import points_in_quad
 from vision.recognise.ink_colour import colour_checked
+from vision.recognise.pip_suit import contradicts
 from vision.recognise.span_check import span_fits
 from vision.recognise.whole_cards import CardQuad, corner_patches, find_card_quads, read_card
 
@@ -263,8 +264,7 @@ def recognise(
         keep = ~np.any([points_in_quad(cand.rank_xy, o) for o in outlines], axis=0)
         cand = _subset(cand, keep)
     if len(cand) == 0:
-        detections.sort(key=lambda d: -d.confidence)
-        return detections
+        return _pips_checked(image, detections)
     # Red ink is never a club or a spade (ink_colour: a heart's small index read as a spade).
     scores = colour_checked(cand.patches, classify(cand.patches, model_path=model_path, deck=deck))
     indices = _read_indices(cand, scores.rank, scores.suit)
@@ -296,8 +296,7 @@ def recognise(
         outline = card_outline(idx.centre, idx.down, idx.span)
         detections.append(Detection(None, _corners(outline), float(idx.confidence),
                                     runners_up(idx.ranked, None)))
-    detections.sort(key=lambda d: -d.confidence)
-    return detections
+    return _pips_checked(image, detections)
 
 
 class CameraRecogniser:
@@ -352,6 +351,18 @@ def _whole_cards(image: np.ndarray, quads: list[CardQuad], *, model_path: str,
                 out.append((card, conf, orients[k], ranked_cards(rank[best], suit[best]), q))
         start += n
     out.sort(key=lambda t: -t[1])
+    return out
+
+
+def _pips_checked(image: np.ndarray, detections: list[Detection]) -> list[Detection]:
+    """The detections, highest confidence first, each card whose body's pips plainly say
+    another suit (``vision.recognise.pip_suit``: a club read a spade from a tiny index)
+    made unknown, same outline, its reading the likeliest of its runners-up: the board asks."""
+    out = [Detection(None, d.corners, d.confidence,
+                     ((d.card, d.confidence), *d.alternatives)[:ALTERNATIVES])
+           if d.card is not None and contradicts(image, d.corners, d.card) else d
+           for d in detections]
+    out.sort(key=lambda d: -d.confidence)
     return out
 
 
