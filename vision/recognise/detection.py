@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.cards import Card
-from vision.recognise.candidates import IndexCandidates, find_candidates_in
+from vision.recognise.candidates import IndexCandidates, find_candidates, find_candidates_in
 from vision.recognise.classifier import (
     MODEL_PATH,
     PatchScores,
@@ -252,10 +252,14 @@ def recognise(
     faint_within = None if card_px is None else [quads[q].corners for q in sorted(unread)]
     # The span band and the cards read whole are told the candidate stage too, which drops
     # such pairs before cutting them (the checks below stay for any candidates' source).
-    cand = find_candidates_in(image, index_window, card_px=card_px, faint_within=faint_within,
-                              finder=finder,
-                              index_span=None if card_px is None else card_px / CARD_HEIGHT,
-                              read_whole=tuple(outlines))
+    span = None if card_px is None else card_px / CARD_HEIGHT
+    if index_window is None:
+        cand = find_candidates(image, card_px=card_px, faint_within=faint_within, finder=finder,
+                               index_span=span, read_whole=tuple(outlines))
+    else:  # the live path: near the changed cells only
+        cand = find_candidates_in(image, index_window, card_px=card_px, finder=finder,
+                                  faint_within=faint_within, index_span=span,
+                                  read_whole=tuple(outlines))
     if card_px is not None and len(cand):
         # A pair too big or too small for the told card is two cards' glyphs (span_check).
         cand = _subset(cand, span_fits(cand.span, card_px / CARD_HEIGHT))
