@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.cards import Card
+from vision.recognise.body_check import BodyJudge
 from vision.recognise.candidates import IndexCandidates, find_candidates, find_candidates_in
 from vision.recognise.classifier import (
     MODEL_PATH,
@@ -279,6 +280,7 @@ def recognise(
             by_card.setdefault(idx.card, []).append(idx)
         else:
             unknown.append(idx)
+    judge = None if card_px is None else BodyJudge(image, card_px=card_px)
     for card, group in by_card.items():
         if card in named:
             continue
@@ -291,8 +293,11 @@ def recognise(
         outline = _merge_outlines(group)
         outlines.append(outline)
         best = max(group, key=lambda x: x.confidence)
-        detections.append(Detection(card, _corners(outline), float(1.0 - miss),
-                                    runners_up(best.ranked, card)))
+        # An index read the wrong way up infers a body over bare table: asked, not named.
+        bare = judge is not None and judge.bare(outline, best.centre, best.down, best.span)
+        name = None if bare else card
+        detections.append(Detection(name, _corners(outline), float(1.0 - miss),
+                                    runners_up(best.ranked, name)))
     for idx in unknown:
         # An unreadable index on a card already named is that card's other corner.
         if any(points_in_quad(idx.centre, o)[0] for o in outlines):
