@@ -15,7 +15,7 @@ from vision.live.motion import INDEX_MARGIN, StreamReader
 from vision.live.sources import Frame, watch_image
 from vision.live.tracker import Seen
 from vision.recognise.candidates import find_candidates, find_candidates_in
-from vision.recognise.detection import CameraRecogniser, Detection
+from vision.recognise.detection import CameraRecogniser, Detection, recognise
 
 FELT = (50, 110, 40)
 CARD_PX = 162  # a card's height in a 2304x1296 frame, the reader's default there
@@ -56,16 +56,33 @@ def test_an_index_outside_the_window_is_not_searched_and_one_inside_is_found_in_
     top_left = indices[(indices[:, 0] < 110) & (indices[:, 1] < 110)]
     assert len(top_left) > 0
     # A window round the top-left index only: what it finds lies in it, in the image's pixels,
-    # where the whole image's search found that index.
+    # and is what the whole image's search found there, to the bit (the same pixels read).
     window = (30, 20, 130, 130)
     inside = find_candidates_in(image, window, card_px=CARD_PX)
     assert len(inside) > 0
     found = 0.5 * (inside.rank_xy + inside.suit_xy)
     assert np.all((found >= (30, 20)) & (found < (130, 130)))
-    nearest = np.min(np.hypot(*(found[:, None, :] - top_left[None, :, :]).transpose(2, 0, 1)))
-    assert nearest < 2.0
+    for i in range(len(inside)):
+        same = np.flatnonzero(np.all(everywhere.rank_xy == inside.rank_xy[i], axis=1)
+                              & np.all(everywhere.suit_xy == inside.suit_xy[i], axis=1))
+        assert len(same) == 1
+        assert np.array_equal(everywhere.patches[same[0]], inside.patches[i])
     # A window over bare felt beside the card: the card's indices are not searched there.
     assert len(find_candidates_in(image, (250, 0, 400, 280), card_px=CARD_PX)) == 0
+
+
+def test_recognise_reads_an_index_only_in_its_window_and_an_outline_anywhere() -> None:
+    whole = card_on_felt(Card.parse("7H"), (60, 50), (400, 280))
+    cut = np.ascontiguousarray(whole[:140])  # the card cut by the crop's edge: no outline
+
+    def read(image: np.ndarray, window: tuple[int, int, int, int] | None) -> list[str]:
+        return [str(d.card) for d in recognise(image, card_px=CARD_PX, blur=0.0,
+                                               index_window=window)]
+
+    assert read(cut, None) == ["7H"]  # by its index
+    assert read(cut, (30, 20, 130, 130)) == ["7H"]  # the window holds the index
+    assert read(cut, (200, 0, 400, 140)) == []  # the index outside the window: not searched
+    assert read(whole, (200, 0, 400, 280)) == ["7H"]  # read whole by its outline
 
 
 @pytest.mark.parametrize(("window", "message"), [
@@ -139,7 +156,6 @@ def test_a_recogniser_that_reads_no_window_is_never_told_one() -> None:
     table = np.full((size[1], size[0], 3), FELT, np.uint8)
     told = Told(windows=False)
     reader = StreamReader(told, frame_size=size, learn_art=False)
-    assert reader.index_margin is None
     lay(reader, table, card_on_felt(Card.parse("7H"), (500, 250), size, height=81))
     assert len(told.told) >= 2 and all(window is None for _, window in told.told)
 

@@ -46,7 +46,7 @@ from vision.live.frames import REREADS, SURE, combine, sure
 from vision.live.sources import Frame, default_watch_size, watch_image
 from vision.live.tracker import Seen, long_side
 from vision.live.zones import centroid
-from vision.recognise.detection import Detection
+from vision.recognise.detection import Detection, index_centres
 from vision.recognise.focus import FocusMeter
 from vision.recognise.frames import check_frame
 from vision.recognise.whole_cards import CARD_SIZES
@@ -326,8 +326,7 @@ class StreamReader:
         self._pending: list[_Pending] = []
         # Where the recogniser can (``WindowedRecognise``), indices are searched only within
         # ``index_margin`` card lengths of a read's core (``_look``); None: the whole box.
-        self.index_margin: float | None = (
-            INDEX_MARGIN if getattr(recognise, "reads_index_window", False) is True else None)
+        self.index_margin: float | None = INDEX_MARGIN
 
     @property
     def focus(self) -> FocusMeter | None:
@@ -486,12 +485,7 @@ class StreamReader:
         (``_tiles``), so the recogniser's working images never span a whole large frame."""
         found: list[Seen] = []
         named: list[set[Card]] = []  # each of ``found``'s: every card its tile read
-        window = None
-        if self.index_margin is not None:
-            # A card laid or taken changes the whole of its outline: its indices lie in the
-            # changed cells, so the core (those grown by a quarter card) and a little more.
-            grow = math.ceil(self.index_margin * self.card_px)
-            window = self._clip((core[0] - grow, core[1] - grow, core[2] + grow, core[3] + grow))
+        window = self._index_window(core)
         for tile_core, tile in _tiles(core, box, self.card_px):
             earlier = len(found)  # readings of one tile are all kept (a fanned pair: two)
             inside, every = self._look_once(image, tile_core, tile, window)
@@ -507,6 +501,32 @@ class StreamReader:
         self.reads += 1
         self.pixels_read += (box[2] - box[0]) * (box[3] - box[1])
         return found
+
+    def _index_window(self, core: Box) -> Box | None:
+        """Where ``_look`` searches for index pairs (frame pixels); None: all of the box.
+
+        A card laid or taken changes the whole of its outline, so its indices lie in the
+        changed cells: the core (those grown by a quarter card) grown by ``index_margin`` of
+        a card. A card read before whose centre lies in the core is read again too, though the
+        change may not have touched it (the next card of a pegging pile): the window reaches
+        round its indices as well (without that the demo's game lost two cards to the board).
+        """
+        # Asked on each read: the demo and tests hand the reader another recogniser later.
+        if self.index_margin is None or \
+                getattr(self.recognise, "reads_index_window", False) is not True:
+            return None
+        grow = math.ceil(self.index_margin * self.card_px)
+        x0, y0, x1, y1 = core[0] - grow, core[1] - grow, core[2] + grow, core[3] + grow
+        near = self._on_table(core)
+        ox, oy = self.offset
+        known = self._reading.cards + [r[0] for p in self._pending for r in p.readings]
+        for seen in known:
+            if not _inside(centroid(seen.corners), near):
+                continue
+            for cx, cy in index_centres(seen.corners)[0]:
+                x0, y0 = min(x0, math.floor(cx + ox) - grow), min(y0, math.floor(cy + oy) - grow)
+                x1, y1 = max(x1, math.ceil(cx + ox) + grow), max(y1, math.ceil(cy + oy) + grow)
+        return self._clip((x0, y0, x1, y1))
 
     def _look_once(self, image: Image, core: Box, box: Box, window: Box | None = None
                    ) -> tuple[list[Seen], list[Seen]]:

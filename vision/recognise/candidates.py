@@ -29,7 +29,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from vision.recognise.finder import IndexFinder, new_pairs
+from vision.recognise.finder import FoundIndices, IndexFinder, new_pairs
 from vision.recognise.frames import check_frame
 from vision.recognise.geometry import points_in_quad
 from vision.recognise.screen import load_screen
@@ -930,7 +930,8 @@ def faint_mask(shape: tuple[int, ...], outlines: Sequence[np.ndarray], scale: fl
 def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | None = None,
                     faint_within: Sequence[np.ndarray] | None = None,
                     finder: IndexFinder | None = None, index_span: float | None = None,
-                    read_whole: Sequence[np.ndarray] = ()) -> IndexCandidates:
+                    read_whole: Sequence[np.ndarray] = (),
+                    window: tuple[int, int, int, int] | None = None) -> IndexCandidates:
     """Runs segmentation, pairing and patch cutting on a BGR frame (coordinates in its pixels).
 
     ``card_px`` is a card's height in the frame's pixels where the caller knows it (the
@@ -948,14 +949,17 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
     after: a span outside ``span_check``'s band, a rank on a card already read.
     """
     check_frame(image, "find_candidates")
+    fx0, fy0, fx1, fy1 = (0, 0, image.shape[1], image.shape[0]) if window is None else window
     found = None
     if finder is not None and card_px is not None:
         # First, before the read's own working copies exist: the network's buffers are given
         # back before the classic stage's peak rather than added to it (run later, it raised
         # a settled table's read's peak RSS by 7.5 MB).
-        found = (finder.find_within(image, card_px, faint_within)
-                 if finder.outlines_only and faint_within is not None
-                 else finder.find(image, card_px))
+        seen = image if window is None else image[fy0:fy1, fx0:fx1]
+        outlines = faint_within if window is None else _moved(faint_within, (fx0, fy0))
+        found = (finder.find_within(seen, card_px, outlines)
+                 if finder.outlines_only and outlines is not None
+                 else finder.find(seen, card_px))
     read = reading(image.shape, card_px=card_px)
     scale = read.scale
     work = image
@@ -963,6 +967,13 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         height, width = _scaled(image.shape, scale)
         work = cv2.resize(image, (max(1, width), max(1, height)),
                           interpolation=cv2.INTER_AREA if scale < 1.0 else cv2.INTER_CUBIC)
+    origin = None  # the window's corner in ``work``: read there, the pixels those of it all
+    if window is not None:
+        wx0, wy0 = int(fx0 * scale), int(fy0 * scale)
+        work = work[wy0:math.ceil(fy1 * scale), wx0:math.ceil(fx1 * scale)]
+        origin = np.array([wx0, wy0], np.float32)
+        shift = (float(wx0) / scale, float(wy0) / scale)  # in the frame's pixels
+        faint_within, read_whole = _moved(faint_within, shift), _moved(read_whole, shift) or []
     # A photo's levels are its cards' (they fill much of it); a camera's frame is mostly
     # table, whose cast taken off the frame lost 3 of Roboflow's test cards at 1280x720.
     lo, hi = channel_extremes(work if card_px is not None else stretched(white_balanced(work)))
@@ -1006,7 +1017,11 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         down_parts.append(down)
         span_parts.append(span)
     if found is not None:
-        r_xy, s_xy = new_pairs(found.scaled(scale), np.concatenate(classic_mid))
+        at = found.scaled(scale)
+        if origin is not None:  # from the finder's part of the frame to the read part of work
+            to = (np.array([fx0, fy0], np.float32) * np.float32(scale) - origin).astype(np.float32)
+            at = FoundIndices(at.rank_xy + to, at.suit_xy + to, at.heat)
+        r_xy, s_xy = new_pairs(at, np.concatenate(classic_mid))
         worth = _worth_cutting(r_xy, s_xy, inv, index_span, read_whole)
         r_xy, s_xy = r_xy[worth], s_xy[worth]
         if len(r_xy):
@@ -1020,13 +1035,25 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         return IndexCandidates(
             np.zeros((0, PATCH_SIZE, PATCH_SIZE, 3), np.uint8), z2, z2, z2, np.zeros(0, np.float32)
         )
+    rank_xy, suit_xy = np.concatenate(rank_parts), np.concatenate(suit_parts)
+    if origin is not None:
+        rank_xy, suit_xy = rank_xy + origin, suit_xy + origin
     return IndexCandidates(
         np.concatenate(patch_parts),
-        np.concatenate(rank_parts) * inv,
-        np.concatenate(suit_parts) * inv,
+        rank_xy * inv,
+        suit_xy * inv,
         np.concatenate(down_parts),
         np.concatenate(span_parts) * inv,
     )
+
+
+def _moved(outlines: Sequence[np.ndarray] | None, by: tuple[float, float]
+           ) -> list[np.ndarray] | None:
+    """Outlines ((4, 2) points each) in the pixels of an image whose corner is at ``by``."""
+    if outlines is None:
+        return None
+    shift = np.array(by, np.float64)
+    return [np.asarray(o, np.float64).reshape(4, 2) - shift for o in outlines]
 
 
 def find_candidates_in(image: np.ndarray, window: tuple[int, int, int, int] | None, *,
@@ -1034,31 +1061,38 @@ def find_candidates_in(image: np.ndarray, window: tuple[int, int, int, int] | No
                        faint_within: Sequence[np.ndarray] | None = None,
                        finder: IndexFinder | None = None, index_span: float | None = None,
                        read_whole: Sequence[np.ndarray] = ()) -> IndexCandidates:
-    """``find_candidates`` on ``image``'s ``window`` (x0, y0, x1, y1 in its pixels, x1 and y1
+    """``find_candidates`` in ``image``'s ``window`` (x0, y0, x1, y1 in its pixels, x1 and y1
     excluded) only, the candidates in ``image``'s pixels; None searches all of ``image``,
     exactly as ``find_candidates`` does.
 
     Why: the live path reads a changed region padded to whole cards, but a card laid or taken
     changes the whole of its outline, so its indices lie in or next to the changed cells; the
     contrast stage and the learned finder cost their pixels, and the padding is half of them
-    (``vision.live.motion.INDEX_MARGIN``). ``faint_within`` and ``read_whole`` are in
-    ``image``'s pixels too; the other options are ``find_candidates``' own.
+    (``vision.live.motion.INDEX_MARGIN``). The image is resized whole, as without a window,
+    and the window cut from that: the pixels searched are the very ones searched before (a
+    window resized on its own lands on another pixel grid, and soft small cards read a little
+    differently on it: the demo's games lost 10 of 806 cards so). ``faint_within`` and
+    ``read_whole`` are in ``image``'s pixels; the other options are ``find_candidates``' own.
     """
     if window is None:
         return find_candidates(image, card_px=card_px, faint_within=faint_within,
                                finder=finder, index_span=index_span, read_whole=read_whole)
     check_frame(image, "find_candidates_in")
     x0, y0, x1, y1 = _window(window, image.shape)
-    origin = np.array([x0, y0], np.float64)
-    cand = find_candidates(
-        np.ascontiguousarray(image[y0:y1, x0:x1]), card_px=card_px, finder=finder,
-        faint_within=None if faint_within is None else
-        [np.asarray(o, np.float64).reshape(4, 2) - origin for o in faint_within],
-        index_span=index_span,
-        read_whole=tuple(np.asarray(o, np.float64).reshape(4, 2) - origin for o in read_whole))
-    shift = origin.astype(np.float32)
-    return IndexCandidates(cand.patches, cand.rank_xy + shift, cand.suit_xy + shift, cand.down,
-                           cand.span)
+    cand = find_candidates(image, card_px=card_px, faint_within=faint_within, finder=finder,
+                           index_span=index_span, read_whole=read_whole,
+                           window=(x0, y0, x1, y1))
+    # A glyph cut by the window's edge inside the image (a neighbour's index, half in) is
+    # no index, and pairs made of it are noise: only pairs whose patch lies whole inside
+    # the window are kept. The image's own edges cut as they always did.
+    h, w = image.shape[:2]
+    low = np.array([x0 if x0 > 0 else -np.inf, y0 if y0 > 0 else -np.inf])
+    high = np.array([x1 if x1 < w else np.inf, y1 if y1 < h else np.inf])
+    middle = 0.5 * (cand.rank_xy + cand.suit_xy).astype(np.float64)
+    reach = (PATCH_HALF_SPAN * cand.span.astype(np.float64))[:, None]
+    keep = np.all((middle - reach >= low) & (middle + reach <= high), axis=1)
+    return IndexCandidates(cand.patches[keep], cand.rank_xy[keep], cand.suit_xy[keep],
+                           cand.down[keep], cand.span[keep])
 
 
 def _window(window: tuple[int, int, int, int], shape: tuple[int, ...]
