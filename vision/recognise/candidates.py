@@ -970,7 +970,7 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
     origin = None  # the window's corner in ``work``: read there, the pixels those of it all
     if window is not None:
         wx0, wy0 = int(fx0 * scale), int(fy0 * scale)
-        work = work[wy0:math.ceil(fy1 * scale), wx0:math.ceil(fx1 * scale)]
+        work = np.ascontiguousarray(work[wy0:math.ceil(fy1 * scale), wx0:math.ceil(fx1 * scale)])
         origin = np.array([wx0, wy0], np.float32)
         shift = (float(wx0) / scale, float(wy0) / scale)  # in the frame's pixels
         faint_within, read_whole = _moved(faint_within, shift), _moved(read_whole, shift) or []
