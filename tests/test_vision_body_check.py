@@ -1,8 +1,10 @@
 """A card named from one index read the wrong way up is asked, not named, when the body its
 index infers lies over bare table (``vision.recognise.body_check``, issue 62 item 3): at device
 geometry a 10H read upside down became a 7H whose outline lay on light wood, and a 5S read as
-a 3S lay over the grey the frame was filled with. Real pixels, drawn small; the candidate stage
-and the network are stood in for, so only the body's pixels decide."""
+a 3S lay over the grey the frame was filled with. The check is off by default
+(``detection.USE_BODY_CHECK``: on test it caught neither); these tests switch it on. Real
+pixels, drawn small; the candidate stage and the network are stood in for, so only the body's
+pixels decide."""
 
 from __future__ import annotations
 
@@ -87,6 +89,7 @@ def read_index(monkeypatch: pytest.MonkeyPatch, img: np.ndarray, *, upside_down:
     rank[0, RANKS.index(SEVEN_H.rank)] = 1.0
     suit = np.zeros((1, len(SUITS) + 1), np.float32)
     suit[0, SUITS.index(SEVEN_H.suit)] = 1.0
+    monkeypatch.setattr(detection, "USE_BODY_CHECK", True)
     monkeypatch.setattr(detection, "find_candidates", lambda image, **_: cand)
     monkeypatch.setattr(detection, "find_card_quads", lambda image, **_: [])
     monkeypatch.setattr(detection, "classify", lambda patches, **kw: PatchScores(rank, suit))

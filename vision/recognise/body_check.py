@@ -21,6 +21,13 @@ correct index-path readings lost none; the same indices read upside down (their 
 flipped about the index, a stand-in for the misreading) were judged bare 206 times, those whose
 flipped body lay over one plain surface with the real card plainly behind it.
 
+Off by default (``detection.USE_BODY_CHECK``): on the test split at device geometry it caught
+none of the four wrong-way readings it was made for (a 10H read as 7H whose real card lies
+mostly under another card, so little paper shows behind the corner; a 5S read as 3S whose grey
+paper is the grey of the frame's fill, so its body looks like paper) and took away one correct
+card (an AH whose white table is brighter than its paper, taken for the paper). Colour alone
+cannot tell those apart from correct readings the dev photos hold.
+
 Cheap, for the device's live path: about 70 pixels sampled and converted per card named from
 an index, never a whole frame. YCrCb, never Lab (OpenCV's Lab converter keeps 4.6 MB of tables
 for the process's life: ``firmware.web.eye_place.Ground``).
