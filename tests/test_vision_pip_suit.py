@@ -120,3 +120,16 @@ def test_red_pips_never_say_club_against_a_red_reading(faces: Path) -> None:
     for card in ("3H", "5D", "9H", "7D"):
         frame, corners = laid(face(faces, card), 86.0)
         assert not contradicts(frame, corners, Card.parse(card)), card
+
+
+def test_tinted_club_pips_still_veto_a_spade_or_a_heart(faces: Path) -> None:
+    # The negative 2C under a warm lamp: its grey clubs turn amber, coloured ink. Club-shaped
+    # coloured pips may be a fancy deck's four-pointed diamonds, never a spade or a heart.
+    dark = (255 - face(faces, "2C")).astype(np.float32) * 0.8
+    warm = np.clip(dark * np.float32([0.45, 0.8, 1.15]), 0, 255).astype(np.uint8)
+    frame, corners = laid(warm, 86.0)
+    pips = read_pips(frame, corners)
+    assert pips is not None and any(p.coloured for p in pips)
+    assert contradicts(frame, corners, Card.parse("2S"))
+    assert contradicts(frame, corners, Card.parse("2H"))
+    assert not contradicts(frame, corners, Card.parse("2D"))

@@ -9,7 +9,9 @@ plainly says club or plainly says not-club (``pip_says``). ``contradicts`` is th
 card named 2-10 or A whose pips plainly say the other side of that line is not named (the
 board asks). Court cards, and any body that is unclear (not as many alike pips as the rank,
 other ink in the body: a card lying over it, a court's picture, glare; faint ink), veto
-nothing. Red or gold club-shaped pips never veto (a fancy deck's four-pointed diamonds).
+nothing. Red or gold club-shaped pips never veto a diamond (a fancy deck's four-pointed
+diamonds) nor an ace (an ornate heart); a 2-10 spade or heart they do (a club in a tinted
+light, or a diamond).
 
 The shape: a club's three round lobes and its stem leave three or four deep notches in its
 outline (convexity defects); a spade has two (its stem), a heart one, a diamond none. The
@@ -222,9 +224,10 @@ def pip_says(pips: tuple[Pip, ...] | None, *, rank: int) -> PipShape:
 
 
 def contradicts(image: np.ndarray, corners: Corners | np.ndarray, card: Card) -> bool:
-    """Whether a card named ``card`` shows pips that plainly say another suit: black or grey
-    club pips on a card named a spade, heart or diamond, or another suit's on one named a
-    club. Court cards (no pips of a size to judge) are never contradicted."""
+    """Whether a card named ``card`` shows pips that plainly say another suit: club-shaped
+    pips on a card named a spade or a heart (on a diamond or an ace, only black or grey ones),
+    or another suit's on one named a club. Court cards (no pips of a size to judge) are never
+    contradicted."""
     rank = int(card.rank)
     if rank > 10:
         return False
@@ -232,5 +235,10 @@ def contradicts(image: np.ndarray, corners: Corners | np.ndarray, card: Card) ->
     says = pip_says(pips, rank=rank)
     if card.suit is Suit.CLUBS:
         return says is PipShape.NOT_CLUB
-    # Coloured club-like pips are a fancy deck's diamonds (four pointed), not clubs.
-    return says is PipShape.CLUB and pips is not None and not any(p.coloured for p in pips)
+    # Coloured club-like pips are a club in a tinted light or a fancy deck's four-pointed
+    # diamonds: never a spade or a heart, but they may be the diamond read. An ace's one
+    # coloured pip may be an ornate heart (Debian's slavic_costumes AH says club).
+    coloured = pips is not None and any(p.coloured for p in pips)
+    if coloured and (card.suit is Suit.DIAMONDS or rank == 1):
+        return False
+    return says is PipShape.CLUB
