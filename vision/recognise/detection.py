@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.cards import Card
-from vision.recognise.body_check import BodyJudge
 from vision.recognise.candidates import IndexCandidates, find_candidates, find_candidates_in
 from vision.recognise.classifier import (
     MODEL_PATH,
@@ -74,13 +73,6 @@ GLYPH_SAME = 0.2
 # recall 0.812 -> 0.887, at 2304x1296 0.900 -> 0.925, no card more read wrong, for 2-3 ms a
 # laid card's region on one build core (vision/training/README.md, "Learned index finder").
 USE_FINDER = True
-# Whether a card named from one index is asked, not named, where the body its index infers is
-# bare table with the card behind the corner (``vision.recognise.body_check``, card height told).
-# Off: on dev at device geometry it took away no correct card of 1,870, but on test it caught
-# none of the four wrong-way readings it was made for (their real card hidden under another,
-# or its paper the grey of the frame's fill) and took one correct card (Roboflow 1280x720
-# recall 0.873 -> 0.869).
-USE_BODY_CHECK = False
 
 # Card geometry in units of the rank-to-suit distance, measured on bridge and
 # poker decks: index centre from the card's corner, and the card's size.
@@ -287,7 +279,6 @@ def recognise(
             by_card.setdefault(idx.card, []).append(idx)
         else:
             unknown.append(idx)
-    judge = BodyJudge(image, card_px=card_px) if USE_BODY_CHECK and card_px is not None else None
     for card, group in by_card.items():
         if card in named:
             continue
@@ -300,11 +291,8 @@ def recognise(
         outline = _merge_outlines(group)
         outlines.append(outline)
         best = max(group, key=lambda x: x.confidence)
-        # An index read the wrong way up infers a body over bare table: asked, not named.
-        bare = judge is not None and judge.bare(outline, best.centre, best.down, best.span)
-        name = None if bare else card
-        detections.append(Detection(name, _corners(outline), float(1.0 - miss),
-                                    runners_up(best.ranked, name)))
+        detections.append(Detection(card, _corners(outline), float(1.0 - miss),
+                                    runners_up(best.ranked, card)))
     for idx in unknown:
         # An unreadable index on a card already named is that card's other corner.
         if any(points_in_quad(idx.centre, o)[0] for o in outlines):
