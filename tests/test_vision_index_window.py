@@ -171,3 +171,43 @@ def test_the_live_path_reads_a_laid_card_with_its_index_search_windowed() -> Non
     seen = lay(reader, table, laid)
     assert told.told[-1][1] is not None  # the laid card's region: the search windowed
     assert sorted(str(s.card) for s in seen) == ["9D", "KS"]
+
+
+
+class KingFirst(Told):
+    """Reads the king of spades (58 x 81 px, top-left at (400, 250)) in the first, whole
+    frame's read, and nothing after; keeps the last crop."""
+
+    OUTLINE = ((400.0, 250.0), (458.0, 250.0), (458.0, 331.0), (400.0, 331.0))
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.crop = np.zeros((0, 0, 3), np.uint8)
+
+    def __call__(self, image: np.ndarray, *, card_px: float | None = None,
+                 index_window: tuple[int, int, int, int] | None = None
+                 ) -> Sequence[Detection]:
+        first = not self.told
+        super().__call__(image, card_px=card_px, index_window=index_window)
+        self.crop = image
+        return [Detection(Card.parse("KS"), self.OUTLINE, 0.99)] if first else []
+
+
+def test_a_card_read_before_and_centred_in_the_core_has_its_indices_searched() -> None:
+    # A change beside the king (a 32 px blot right of it): the king's centre lies in the
+    # read's core, its top-left index beyond the core's margin. It is read again, so the
+    # window reaches round both its indices (without that the demo's regions lost 4 cards).
+    from vision.recognise.detection import index_centres
+
+    size = (1152, 648)
+    table = np.full((size[1], size[0], 3), FELT, np.uint8)
+    blot = table.copy()
+    blot[288:320, 480:512] = (235, 235, 235)
+    told = KingFirst()
+    lay(StreamReader(told, frame_size=size, learn_art=False), table, blot)
+    window = told.told[-1][1]
+    assert window is not None and len(told.told) >= 2
+    ys, xs = np.nonzero(told.crop[:, :, 0] == 235)  # the blot, in the crop
+    ox, oy = 480 - int(xs.min()), 288 - int(ys.min())  # the crop's corner in the frame
+    for x, y in index_centres(KingFirst.OUTLINE)[0]:
+        assert window[0] + ox <= x < window[2] + ox and window[1] + oy <= y < window[3] + oy
