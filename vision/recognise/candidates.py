@@ -955,11 +955,12 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         # First, before the read's own working copies exist: the network's buffers are given
         # back before the classic stage's peak rather than added to it (run later, it raised
         # a settled table's read's peak RSS by 7.5 MB).
-        seen = image if window is None else image[fy0:fy1, fx0:fx1]
-        outlines = faint_within if window is None else _moved(faint_within, (fx0, fy0))
-        found = (finder.find_within(seen, card_px, outlines)
-                 if finder.outlines_only and outlines is not None
-                 else finder.find(seen, card_px))
+        # Over the whole image even with a window: the network's stride-4 grid on its shrunk
+        # copy is the image's, and a window's own grid found other indices (OpenCV 4.11's
+        # dnn lost a laid 9D's two); what it finds outside the window is dropped below.
+        found = (finder.find_within(image, card_px, faint_within)
+                 if finder.outlines_only and faint_within is not None
+                 else finder.find(image, card_px))
     read = reading(image.shape, card_px=card_px)
     scale = read.scale
     work = image
@@ -970,7 +971,11 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
     origin = None  # the window's corner in ``work``: read there, the pixels those of it all
     edges = None  # the window's edges inside the image, in the window's pixels as read
     if window is not None:
-        wx0, wy0 = int(fx0 * scale), int(fy0 * scale)
+        # On whole 4x4 blocks of ``work``: the paper level is judged on a quarter-size copy
+        # (``_paper_level``), whose blocks must be the whole image's for the same pixels to
+        # give the same levels (off the grid, OpenCV 4.11 moved an index's rank 0.1 px and the
+        # live path lost a laid 9D; OpenCV 5 happened not to).
+        wx0, wy0 = int(fx0 * scale) // 4 * 4, int(fy0 * scale) // 4 * 4
         full_h, full_w = work.shape[:2]
         work = np.ascontiguousarray(work[wy0:math.ceil(fy1 * scale), wx0:math.ceil(fx1 * scale)])
         origin = np.array([wx0, wy0], np.float32)
@@ -1025,9 +1030,8 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         span_parts.append(span)
     if found is not None:
         at = found.scaled(scale)
-        if origin is not None:  # from the finder's part of the frame to the read part of work
-            to = (np.array([fx0, fy0], np.float32) * np.float32(scale) - origin).astype(np.float32)
-            at = FoundIndices(at.rank_xy + to, at.suit_xy + to, at.heat)
+        if origin is not None:  # from the whole frame to the window's part of work
+            at = FoundIndices(at.rank_xy - origin, at.suit_xy - origin, at.heat)
         r_xy, s_xy = new_pairs(at, np.concatenate(classic_mid))
         worth = _worth_cutting(r_xy, s_xy, inv, index_span, read_whole)
         if edges is not None:
