@@ -1095,11 +1095,13 @@ def find_candidates_in(image: np.ndarray, window: tuple[int, int, int, int] | No
 
     Why: the live path reads a changed region padded to whole cards, but a card laid or taken
     changes the whole of its outline, so its indices lie in or next to the changed cells; the
-    contrast stage and the learned finder cost their pixels, and the padding is half of them
-    (``vision.live.motion.INDEX_MARGIN``). The image is resized whole, as without a window,
-    and the window cut from that: the pixels searched are the very ones searched before (a
-    window resized on its own lands on another pixel grid, and soft small cards read a little
-    differently on it: the demo's games lost 10 of 806 cards so). ``faint_within`` and
+    contrast stage costs its pixels, and the padding is half of them
+    (``vision.live.motion.INDEX_MARGIN``). The learned finder still looks over the whole
+    image (its grid is the image's), and its pairs outside the window are dropped. The image
+    is resized whole, as without a window, and the window cut from that on whole 4x4 blocks:
+    the pixels searched are the very ones searched before (a window resized on its own lands
+    on another pixel grid, and soft small cards read a little differently on it: the demo's
+    games lost 10 of 806 cards so). ``faint_within`` and
     ``read_whole`` are in ``image``'s pixels; the other options are ``find_candidates``' own.
     """
     if window is None:
