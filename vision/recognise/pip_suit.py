@@ -35,6 +35,7 @@ import cv2
 import numpy as np
 
 from engine.cards import Card, Suit
+from vision.recognise.candidates import channel_extremes
 
 __all__ = ["Pip", "PipShape", "upright_body", "read_pips", "pip_says", "contradicts"]
 
@@ -125,11 +126,8 @@ def _ink(card: np.ndarray) -> tuple[np.ndarray, bool] | None:
     None where ink and paper are too alike to tell pips from paper."""
     ix, iy = int(INSET * BODY_W), int(INSET * BODY_H)
     inner = card[iy:BODY_H - iy, ix:BODY_W - ix]
-    # Each pixel's darkest and lightest channel (red and black ink are dark in the first);
-    # OpenCV's per-element min and max, many times faster than numpy's over the last axis.
-    b, g, r = cv2.split(np.ascontiguousarray(inner))
-    dark = cv2.min(cv2.min(b, g), r).astype(np.float32)
-    light = cv2.max(cv2.max(b, g), r).astype(np.float32)
+    # Each pixel's darkest and lightest channel (red and black ink are dark in the first).
+    dark, light = (c.astype(np.float32) for c in channel_extremes(inner))
     paper_dark, paper_light = float(np.median(dark)), float(np.median(light))
     # The ink is the side of the paper that holds the most strongly different pixels.
     below = np.count_nonzero(dark < paper_dark - MIN_CONTRAST)
