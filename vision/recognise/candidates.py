@@ -979,7 +979,7 @@ def find_candidates(image: np.ndarray, *, screen: bool = True, card_px: float | 
         full_h, full_w = work.shape[:2]
         work = np.ascontiguousarray(work[wy0:math.ceil(fy1 * scale), wx0:math.ceil(fx1 * scale)])
         origin = np.array([wx0, wy0], np.float32)
-        edges = (np.array([0.0 if fx0 > 0 else -np.inf, 0.0 if fy0 > 0 else -np.inf]),
+        edges = (np.array([0.0 if wx0 > 0 else -np.inf, 0.0 if wy0 > 0 else -np.inf]),
                  np.array([work.shape[1] if wx0 + work.shape[1] < full_w else np.inf,
                            work.shape[0] if wy0 + work.shape[0] < full_h else np.inf]))
         shift = (float(wx0) / scale, float(wy0) / scale)  # in the frame's pixels
